@@ -1,0 +1,138 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(min).max(max);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: int(0, 65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
+  DATABASE_POOL_SIZE: int(1, 100).default(10),
+  DATA_DIR: z.string().default('./data'),
+  MIGRATE_ON_START: bool.default(true),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_ISSUER: z.string().default('meeting-accounts'),
+  JWT_AUDIENCE: z.string().default('meeting-app'),
+  DEFAULT_PHONE_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 region such as CN')
+    .default('CN'),
+  REGISTRATION_ENABLED: bool.default(true),
+  PUBLIC_CONFIG_FILE: z.string().optional(),
+  SMS_PROVIDER: z.enum(['console', 'file']).optional(),
+  SMS_OUTBOX_FILE: z.string().optional(),
+  CODE_TTL_SECONDS: int(30, 86400).default(300),
+  CODE_MAX_ATTEMPTS: int(1, 100).default(5),
+  SEND_CODE_INTERVAL_SECONDS: int(0, 3600).default(60),
+  SEND_CODE_PER_PHONE_HOURLY: int(1).default(5),
+  SEND_CODE_PER_PHONE_DAILY: int(1).default(10),
+  SEND_CODE_PER_IP_HOURLY: int(1).default(20),
+  LOGIN_FAILURES_PER_PHONE_IP: int(1).default(5),
+  LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100),
+  BCRYPT_COST: int(4, 15).default(12),
+  PASSWORD_HASH_THREADS: int(1, 64).optional(),
+  ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
+  REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000),
+  REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10),
+  AVATAR_MAX_BYTES: int(1024).default(5242880),
+});
+
+export type Environment = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Environment['NODE_ENV'];
+  isProduction: boolean;
+  port: number;
+  host: string;
+  logLevel: string;
+  database: { url?: string; poolSize: number };
+  dataDir: string;
+  migrateOnStart: boolean;
+  jwt: { secret?: string; issuer: string; audience: string };
+  defaultPhoneRegion: string;
+  registrationEnabled: boolean;
+  publicConfigFile?: string;
+  sms: { provider: 'console' | 'file'; outboxFile: string };
+  code: { length: 6; ttlSeconds: number; maxAttempts: number };
+  sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
+  loginFailures: { perPhoneIp: number; perIpDaily: number };
+  password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
+  tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
+  avatar: { maxBytes: number };
+}
+
+/** Raised when the environment does not describe a runnable service; lists every bad key. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once into a typed, frozen configuration. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const raw = Object.fromEntries(
+    Object.entries(source).filter(([key, value]) => key in envSchema.shape && value !== ''),
+  );
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
+    problems.push('JWT_SECRET: required when NODE_ENV=production (at least 32 random characters)');
+  }
+  if (e.SMS_PROVIDER === 'file' && !e.SMS_OUTBOX_FILE) {
+    problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
+  }
+  if (e.NODE_ENV === 'production' && e.SMS_PROVIDER === undefined) {
+    problems.push('SMS_PROVIDER: must be chosen explicitly when NODE_ENV=production');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return deepFreeze({
+    env: e.NODE_ENV,
+    isProduction: e.NODE_ENV === 'production',
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    dataDir: e.DATA_DIR,
+    migrateOnStart: e.MIGRATE_ON_START,
+    jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
+    defaultPhoneRegion: e.DEFAULT_PHONE_REGION,
+    registrationEnabled: e.REGISTRATION_ENABLED,
+    publicConfigFile: e.PUBLIC_CONFIG_FILE,
+    sms: { provider: e.SMS_PROVIDER ?? 'console', outboxFile: e.SMS_OUTBOX_FILE ?? '' },
+    code: { length: 6, ttlSeconds: e.CODE_TTL_SECONDS, maxAttempts: e.CODE_MAX_ATTEMPTS },
+    sendCode: {
+      intervalSeconds: e.SEND_CODE_INTERVAL_SECONDS,
+      perPhoneHourly: e.SEND_CODE_PER_PHONE_HOURLY,
+      perPhoneDaily: e.SEND_CODE_PER_PHONE_DAILY,
+      perIpHourly: e.SEND_CODE_PER_IP_HOURLY,
+    },
+    loginFailures: { perPhoneIp: e.LOGIN_FAILURES_PER_PHONE_IP, perIpDaily: e.LOGIN_FAILURES_PER_IP_DAILY },
+    password: { bcryptCost: e.BCRYPT_COST, hashThreads: e.PASSWORD_HASH_THREADS, minLength: 8, maxBytes: 72 },
+    tokens: {
+      accessTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+      refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
+    },
+    avatar: { maxBytes: e.AVATAR_MAX_BYTES },
+  });
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,62 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLFormattedError } from 'graphql';
+import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { toAppError } from '../shared/errors/normalize.js';
+import type { Logger } from '../shared/logger.js';
+import type { GraphQLContext } from './context.js';
+
+/** Apollo's own request errors: the document or the variables do not fit the schema. */
+const REQUEST_ERRORS = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+/** The GraphQL mapping of the error catalogue: `extensions.code` and nothing internal. */
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const apolloCode = formatted.extensions?.code;
+  if (!(original instanceof AppError) && typeof apolloCode === 'string' && REQUEST_ERRORS.has(apolloCode)) {
+    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.VALIDATION_FAILED } };
+  }
+  const appError = toAppError(original);
+  const extensions: Record<string, unknown> = { code: appError.code };
+  if (appError.fields) extensions.fields = appError.fields;
+  if (appError.retryAfter !== undefined) extensions.retryAfter = appError.retryAfter;
+  const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
+  return { message, locations: formatted.locations, path: formatted.path, extensions };
+}
+
+/** Logs unexpected errors with the request id, and answers rate limits with a Retry-After header too. */
+export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors({ errors, contextValue }) {
+          for (const error of errors) {
+            const appError = toAppError(unwrapResolverError(error));
+            if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+              logger.error({ err: appError.cause ?? appError, requestId: contextValue?.requestId, path: error.path }, 'graphql operation failed');
+            }
+          }
+        },
+        async willSendResponse({ response, contextValue }) {
+          if (response.body.kind !== 'single' || !response.body.singleResult.errors) return;
+          const result = response.body.singleResult;
+          result.errors = result.errors!.map((error) => {
+            const retryAfter = error.extensions?.retryAfter;
+            if (typeof retryAfter === 'number') response.http.headers.set('retry-after', String(retryAfter));
+            return error.extensions?.code === ErrorCode.INTERNAL
+              ? { ...error, extensions: { ...error.extensions, requestId: contextValue?.requestId } }
+              : error;
+          });
+        },
+      };
+    },
+  };
+}

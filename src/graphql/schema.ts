@@ -1,0 +1,17 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { AccountResolver } from '../modules/account/account.resolver.js';
+import { AuthResolver } from '../modules/auth/auth.resolver.js';
+import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
+
+export const resolvers = [AuthResolver, AccountResolver, PublicConfigResolver] as const;
+
+export function buildAppSchema(): Promise<GraphQLSchema> {
+  // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
+  return buildSchema({ resolvers, validate: false });
+}
+
+/** The SDL committed as schema/schema.graphql; sorted so that it is stable across builds. */
+export function printAppSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

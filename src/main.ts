@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from './config/config.js';
+import { startServer } from './server.js';
+import { createLogger } from './shared/logger.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  process.stdout.write(
+    [
+      `meeting-accounts ${config.env} listening on ${server.url}`,
+      `  REST:      ${server.url}/api/v1 (try ${server.url}/api/v1/auth/config)`,
+      `  GraphQL:   ${server.url}/graphql${config.isProduction ? '' : ' (open it in a browser for Apollo Sandbox)'}`,
+      `  Database:  ${server.databaseMode}`,
+      `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown took longer than 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    server.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`meeting-accounts failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

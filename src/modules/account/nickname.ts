@@ -1,0 +1,23 @@
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+export const NICKNAME_MAX_LENGTH = 32;
+
+/** Trims and checks a nickname: 1-32 user-perceived characters (an emoji counts as one), no control characters. */
+export function normaliseNickname(raw: string): string {
+  const nickname = raw.trim();
+  const length = [...segmenter.segment(nickname)].length;
+  const invalid = (reason: string) =>
+    new AppError(ErrorCode.VALIDATION_FAILED, `nickname ${reason}`, { fields: { nickname: reason } });
+  if (length === 0) throw invalid('must not be empty');
+  if (length > NICKNAME_MAX_LENGTH) throw invalid(`must be at most ${NICKNAME_MAX_LENGTH} characters`);
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(nickname.replace(/\u200d|\ufe0f/g, ''))) {
+    throw invalid('must not contain control characters');
+  }
+  return nickname;
+}
+
+/** `User` followed by the last four digits of the phone. */
+export function defaultNickname(e164: string): string {
+  return `User${e164.slice(-4)}`;
+}

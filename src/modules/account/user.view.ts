@@ -1,0 +1,48 @@
+/** The public face of an account: what both transports return. No secret can reach it. */
+export interface UserView {
+  id: string;
+  phone: string;
+  nickname: string;
+  avatarUrl: string | null;
+  hasPassword: boolean;
+  createdAt: Date;
+  lastLoginAt: Date | null;
+}
+
+/** Columns every user query selects, in the shape `toUserView` reads. */
+export const USER_COLUMNS = `u.id, u.phone, u.nickname, u.password_hash is not null as has_password, u.created_at, u.last_login_at`;
+
+export interface UserRow {
+  id: string;
+  phone: string;
+  nickname: string;
+  has_password: boolean;
+  // MikroORM's pg type parsers hand timestamps over as strings.
+  created_at: Date | string;
+  last_login_at: Date | string | null;
+}
+
+export function toUserView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    phone: row.phone,
+    nickname: row.nickname,
+    avatarUrl: null,
+    hasPassword: row.has_password,
+    createdAt: new Date(row.created_at),
+    lastLoginAt: row.last_login_at === null ? null : new Date(row.last_login_at),
+  };
+}
+
+/** Plain JSON for REST: ISO-8601 timestamps. */
+export function userToJson(user: UserView) {
+  return {
+    id: user.id,
+    phone: user.phone,
+    nickname: user.nickname,
+    avatarUrl: user.avatarUrl,
+    hasPassword: user.hasPassword,
+    createdAt: user.createdAt.toISOString(),
+    lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { requiredString } from '../../shared/validation.js';
+import { CodePurpose } from './code-purpose.js';
+
+// Shapes only; phone validity, password policy and nickname rules are business rules in the services.
+const phone = requiredString(32);
+const code = requiredString(16);
+// Long enough that an over-long password reaches the policy and is answered WEAK_PASSWORD.
+const password = requiredString(1024);
+
+export const SendCodeSchema = z.object({
+  phone,
+  purpose: z
+    .enum(CodePurpose, { error: `must be one of ${Object.values(CodePurpose).join(', ')}` })
+    .default(CodePurpose.LOGIN),
+});
+export type SendCodeInput = z.output<typeof SendCodeSchema>;
+
+export const CodeLoginSchema = z.object({ phone, code });
+export type CodeLoginInput = z.output<typeof CodeLoginSchema>;
+
+export const PasswordLoginSchema = z.object({ phone, password });
+export type PasswordLoginInput = z.output<typeof PasswordLoginSchema>;
+
+export const RegisterSchema = z.object({
+  phone,
+  code,
+  password,
+  nickname: z.string({ error: 'must be a string' }).max(256, 'must be at most 32 characters').nullish(),
+});
+export type RegisterInput = z.output<typeof RegisterSchema>;
+
+export const RefreshSchema = z.object({ refreshToken: requiredString(256) });
+
+export const LogoutSchema = z.object({
+  allSessions: z.boolean({ error: 'must be a boolean' }).nullish().transform((v) => v ?? false),
+});

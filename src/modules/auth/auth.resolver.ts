@@ -1,0 +1,53 @@
+import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../../graphql/context.js';
+import { parseInput } from '../../shared/validation.js';
+import { CodeLoginSchema, LogoutSchema, PasswordLoginSchema, RefreshSchema, RegisterSchema, SendCodeSchema } from './auth.inputs.js';
+import type { AuthPayload, SendCodeResult } from './auth.service.js';
+import {
+  AuthPayloadType,
+  CodeLoginInputType,
+  PasswordLoginInputType,
+  RegisterInputType,
+  SendCodeInputType,
+  SendCodeResultType,
+} from './auth.types.js';
+
+@Resolver()
+export class AuthResolver {
+  @Mutation(() => SendCodeResultType, { description: 'Sends a verification code by SMS' })
+  sendCode(@Arg('input', () => SendCodeInputType) input: SendCodeInputType, @Ctx() ctx: GraphQLContext): Promise<SendCodeResult> {
+    return ctx.services.auth.sendCode(parseInput(SendCodeSchema, input), ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType, { description: 'Signs in with an SMS code; creates the account when registration is on' })
+  login(@Arg('input', () => CodeLoginInputType) input: CodeLoginInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
+    return ctx.services.auth.loginWithCode(parseInput(CodeLoginSchema, input), ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType)
+  loginWithPassword(
+    @Arg('input', () => PasswordLoginInputType) input: PasswordLoginInputType,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AuthPayload> {
+    return ctx.services.auth.loginWithPassword(parseInput(PasswordLoginSchema, input), ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType)
+  register(@Arg('input', () => RegisterInputType) input: RegisterInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
+    return ctx.services.auth.register(parseInput(RegisterSchema, input), ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType, { description: 'Rotates a refresh token: returns a new pair, the old token stops working' })
+  refreshToken(@Arg('refreshToken', () => String) refreshToken: string, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
+    return ctx.services.auth.refresh(parseInput(RefreshSchema, { refreshToken }).refreshToken);
+  }
+
+  @Mutation(() => Boolean, { description: 'Revokes the current session, or every session of the user' })
+  async logout(
+    @Arg('allSessions', () => Boolean, { defaultValue: false }) allSessions: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<boolean> {
+    await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions);
+    return true;
+  }
+}

@@ -1,0 +1,49 @@
+import { Router, type RequestHandler } from 'express';
+import { clientInfo } from '../../shared/http/request-context.js';
+import { parseInput } from '../../shared/validation.js';
+import type { Services } from '../../services.js';
+import { userToJson } from '../account/user.view.js';
+import { CodeLoginSchema, LogoutSchema, PasswordLoginSchema, RefreshSchema, RegisterSchema, SendCodeSchema } from './auth.inputs.js';
+import type { AuthPayload } from './auth.service.js';
+import type { Principal } from './authenticator.js';
+
+export function authPayloadToJson(payload: AuthPayload) {
+  return { ...payload, user: userToJson(payload.user) };
+}
+
+/** REST guard: puts the principal in `res.locals.principal` or fails with UNAUTHENTICATED. */
+export function requireAuth({ authenticator }: Services): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.principal = await authenticator.authenticate(req.get('authorization'));
+    next();
+  };
+}
+
+export function principalOf(res: { locals: Record<string, unknown> }): Principal {
+  return res.locals.principal as Principal;
+}
+
+export function authRoutes(services: Services): Router {
+  const { auth } = services;
+  const router = Router();
+  router.post('/send-code', async (req, res) => {
+    res.json(await auth.sendCode(parseInput(SendCodeSchema, req.body), clientInfo(req)));
+  });
+  router.post('/login', async (req, res) => {
+    res.json(authPayloadToJson(await auth.loginWithCode(parseInput(CodeLoginSchema, req.body), clientInfo(req))));
+  });
+  router.post('/login-password', async (req, res) => {
+    res.json(authPayloadToJson(await auth.loginWithPassword(parseInput(PasswordLoginSchema, req.body), clientInfo(req))));
+  });
+  router.post('/register', async (req, res) => {
+    res.status(201).json(authPayloadToJson(await auth.register(parseInput(RegisterSchema, req.body), clientInfo(req))));
+  });
+  router.post('/refresh', async (req, res) => {
+    res.json(authPayloadToJson(await auth.refresh(parseInput(RefreshSchema, req.body).refreshToken)));
+  });
+  router.post('/logout', requireAuth(services), async (req, res) => {
+    await auth.logout(principalOf(res), parseInput(LogoutSchema, req.body).allSessions);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,180 @@
+import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
+import type { PasswordHasher } from '../../shared/password/password-hasher.js';
+import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
+import { parsePhone, type Phone } from '../../shared/phone.js';
+import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
+import type { AccessTokens } from '../../shared/tokens/access-token.js';
+import type { AccountService } from '../account/account.service.js';
+import { defaultNickname, normaliseNickname } from '../account/nickname.js';
+import type { UserView } from '../account/user.view.js';
+import type { CodeLoginInput, PasswordLoginInput, RegisterInput, SendCodeInput } from './auth.inputs.js';
+import { CodePurpose } from './code-purpose.js';
+import type { ClientInfo, IssuedRefresh, Sessions } from './sessions.js';
+import type { SmsProvider } from './sms/index.js';
+import type { VerificationCodes } from './verification-codes.js';
+
+export interface AuthPayload {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  refreshToken: string;
+  refreshExpiresIn: number;
+  isNewUser: boolean;
+  user: UserView;
+}
+
+export interface SendCodeResult {
+  expiresIn: number;
+  resendAfter: number;
+}
+
+export interface AuthSettings {
+  defaultPhoneRegion: string;
+  registrationEnabled: boolean;
+  codeTtlSeconds: number;
+  sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
+  loginFailures: { perPhoneIp: number; perIpDaily: number };
+  refreshTtlSeconds: number;
+}
+
+export interface AuthDependencies {
+  accounts: AccountService;
+  codes: VerificationCodes;
+  sessions: Sessions;
+  tokens: AccessTokens;
+  hasher: PasswordHasher;
+  limiter: RateLimiter;
+  sms: SmsProvider;
+}
+
+const HOUR = 3600;
+const DAY = 86400;
+
+/** Sign-in, registration and token use cases; knows nothing of HTTP or GraphQL. */
+export class AuthService {
+  constructor(
+    private readonly deps: AuthDependencies,
+    private readonly settings: AuthSettings,
+  ) {}
+
+  async sendCode(input: SendCodeInput, client: ClientInfo): Promise<SendCodeResult> {
+    const { accounts, codes, limiter, sms } = this.deps;
+    const { sendCode: limits, codeTtlSeconds } = this.settings;
+    const phone = this.phone(input.phone);
+    const purpose = input.purpose;
+    await limiter.consume(
+      [{ key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
+      'Too many codes requested from this address',
+    );
+    const user = await accounts.findByPhone(phone.e164);
+    if (purpose === CodePurpose.REGISTER) {
+      assertThat(!user, ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
+    }
+    if (purpose === CodePurpose.REGISTER || (purpose === CodePurpose.LOGIN && !user)) {
+      assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+    }
+    // Per-phone limits count for unknown phones too, so reset/delete answers cannot tell accounts apart.
+    const perPhone: Rule[] = [
+      { key: `send-code:phone:${phone.e164}:interval`, limit: 1, windowSeconds: limits.intervalSeconds },
+      { key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
+      { key: `send-code:phone:${phone.e164}:day`, limit: limits.perPhoneDaily, windowSeconds: DAY },
+    ].filter((rule) => rule.windowSeconds > 0);
+    await limiter.consume(perPhone, 'Too many codes requested for this phone number');
+
+    const mustExist = purpose === CodePurpose.RESET_PASSWORD || purpose === CodePurpose.DELETE_ACCOUNT;
+    if (!mustExist || user) {
+      const code = await codes.issue(phone.e164, purpose);
+      await sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds });
+    }
+    return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };
+  }
+
+  /** Signs in by SMS code; creates the account when there is none and registration is on. */
+  async loginWithCode(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
+    const { accounts, codes } = this.deps;
+    const phone = this.phone(input.phone);
+    const existing = await accounts.findByPhone(phone.e164);
+    if (!existing) {
+      assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+    }
+    await codes.consume(phone.e164, CodePurpose.LOGIN, input.code);
+    if (existing) return this.signIn(existing.id, client, false);
+    const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
+    if (created) return this.signIn(created.id, client, true);
+    // Created by a concurrent request between our lookup and insert: sign in to that account.
+    const raced = await accounts.findByPhone(phone.e164);
+    return this.signIn(raced!.id, client, false);
+  }
+
+  /**
+   * Each attempt reserves a slot in the failure counters before the (slow) comparison and gives it
+   * back on success, so parallel guesses cannot exceed the limit. Unknown phones and code-only
+   * accounts cost a dummy comparison, so all failures take about the same time.
+   */
+  async loginWithPassword(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
+    const { accounts, hasher, limiter } = this.deps;
+    const phone = this.phone(input.phone);
+    const ip = client.ip ?? 'unknown';
+    const rules: Rule[] = [
+      { key: `login-fail:phone-ip:${phone.e164}:${ip}`, limit: this.settings.loginFailures.perPhoneIp, windowSeconds: 15 * 60 },
+      { key: `login-fail:ip:${ip}`, limit: this.settings.loginFailures.perIpDaily, windowSeconds: DAY },
+    ];
+    await limiter.consume(rules, 'Too many failed sign-in attempts; try again later');
+    const user = await accounts.findByPhone(phone.e164);
+    const ok = user?.passwordHash
+      ? await hasher.compare(input.password, user.passwordHash)
+      : await hasher.compareDummy(input.password);
+    if (!user || !ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
+    await limiter.undo(rules);
+    return this.signIn(user.id, client, false);
+  }
+
+  async register(input: RegisterInput, client: ClientInfo): Promise<AuthPayload> {
+    const { accounts, codes, hasher } = this.deps;
+    const phone = this.phone(input.phone);
+    const nickname = input.nickname == null ? defaultNickname(phone.e164) : normaliseNickname(input.nickname);
+    assertPasswordPolicy(input.password, phone);
+    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+    const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
+    if (await accounts.findByPhone(phone.e164)) throw taken();
+    await codes.consume(phone.e164, CodePurpose.REGISTER, input.code);
+    const passwordHash = await hasher.hash(input.password);
+    const created = await accounts.createIfAbsent({ phone: phone.e164, nickname, passwordHash });
+    if (!created) throw taken();
+    return this.signIn(created.id, client, true);
+  }
+
+  async refresh(refreshToken: string): Promise<AuthPayload> {
+    const issued = await this.deps.sessions.rotate(refreshToken);
+    const user = await this.deps.accounts.findById(issued.userId);
+    if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+    return this.payload(issued, user, false);
+  }
+
+  async logout(principal: { userId: string; sessionId: string }, allSessions: boolean): Promise<void> {
+    if (allSessions) await this.deps.sessions.revokeAllOf(principal.userId);
+    else await this.deps.sessions.revoke(principal.sessionId);
+  }
+
+  private phone(raw: string): Phone {
+    return parsePhone(raw, this.settings.defaultPhoneRegion);
+  }
+
+  private async signIn(userId: string, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
+    const issued = await this.deps.sessions.create(userId, client);
+    const user = await this.deps.accounts.recordLogin(userId);
+    return this.payload(issued, user, isNewUser);
+  }
+
+  private payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): AuthPayload {
+    return {
+      accessToken: this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId }),
+      tokenType: 'Bearer',
+      expiresIn: this.deps.tokens.ttlSeconds,
+      refreshToken: issued.refreshToken,
+      refreshExpiresIn: this.settings.refreshTtlSeconds,
+      isNewUser,
+      user,
+    };
+  }
+}

@@ -1,0 +1,15 @@
+import type { Config } from '../../../config/config.js';
+import { ConsoleSmsProvider } from './console-sms.js';
+import { FileSmsProvider } from './file-sms.js';
+import type { SmsProvider } from './sms-provider.js';
+
+export function createSmsProvider(config: Config['sms']): SmsProvider {
+  switch (config.provider) {
+    case 'console':
+      return new ConsoleSmsProvider();
+    case 'file':
+      return new FileSmsProvider(config.outboxFile);
+  }
+}
+
+export type { SmsMessage, SmsProvider } from './sms-provider.js';

@@ -1,0 +1,51 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType('AboutInfo')
+export class AboutInfoType {
+  @Field() appName!: string;
+  @Field() version!: string;
+  @Field() description!: string;
+  @Field() website!: string;
+  @Field() termsUrl!: string;
+  @Field() privacyUrl!: string;
+  @Field() contactEmail!: string;
+}
+
+@ObjectType('Faq')
+export class FaqType {
+  @Field() question!: string;
+  @Field() answer!: string;
+}
+
+@ObjectType('HelpCenter')
+export class HelpCenterType {
+  @Field() url!: string;
+  @Field() supportEmail!: string;
+  @Field() supportPhone!: string;
+  @Field(() => [FaqType]) faqs!: FaqType[];
+}
+
+@ObjectType('AuthConfig')
+export class AuthConfigType {
+  @Field(() => Int) codeLength!: number;
+  @Field(() => Int) codeTtlSeconds!: number;
+  @Field(() => Int) resendIntervalSeconds!: number;
+  @Field(() => Int) passwordMinLength!: number;
+  @Field(() => Int) passwordMaxBytes!: number;
+  @Field(() => [String], { description: 'sms_code, password' }) loginMethods!: string[];
+}
+
+@ObjectType('AvatarConfig')
+export class AvatarConfigType {
+  @Field(() => Int) maxBytes!: number;
+  @Field(() => [String]) acceptedTypes!: string[];
+}
+
+@ObjectType('PublicConfig')
+export class PublicConfigType {
+  @Field() registrationEnabled!: boolean;
+  @Field(() => AboutInfoType) about!: AboutInfoType;
+  @Field(() => HelpCenterType) helpCenter!: HelpCenterType;
+  @Field(() => AuthConfigType) auth!: AuthConfigType;
+  @Field(() => AvatarConfigType) avatar!: AvatarConfigType;
+}

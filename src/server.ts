@@ -1,0 +1,78 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config/config.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate, openOrm, type MikroORM } from './db/orm.js';
+import { Sql } from './db/sql.js';
+import type { SmsProvider } from './modules/auth/sms/index.js';
+import { createServices, type Services } from './services.js';
+import type { Logger } from './shared/logger.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  databaseMode: string;
+  /** Stops accepting, lets in-flight requests finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  sms?: SmsProvider;
+}
+
+/** Start-up: database (embedded or DATABASE_URL) -> migrations -> services -> app -> listen. */
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  let embedded: EmbeddedDatabase | undefined;
+  let orm: MikroORM | undefined;
+  try {
+    if (!config.database.url) embedded = await startEmbeddedDatabase(config.dataDir);
+    const url = config.database.url ?? embedded!.url;
+    // PGlite is a single session: more than one pooled connection deadlocks inside transactions.
+    orm = await openOrm({ url, poolSize: embedded ? 1 : config.database.poolSize });
+    if (config.migrateOnStart) {
+      const applied = await migrate(orm);
+      if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    }
+    const sql = await Sql.fromOrm(orm);
+    const services = createServices(config, sql, { sms: options.sms });
+    let stopping = false;
+    const ready = async () => !stopping && (await sql.one('select 1 as ok').then(() => true, () => false));
+    const { express, apollo } = await createApp({ config, services, logger, ready });
+
+    const server: Server = express.listen(config.port, config.host);
+    await once(server, 'listening');
+    server.headersTimeout = 20_000;
+    server.requestTimeout = 60_000;
+    const { port } = server.address() as AddressInfo;
+    const openOrmRef = orm;
+    return {
+      url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+      port,
+      services,
+      databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
+      async stop() {
+        stopping = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await closed;
+        await apollo.stop();
+        await services.close();
+        await openOrmRef.close(true);
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await orm?.close(true).catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from './config/config.js';
+import type { Sql } from './db/sql.js';
+import { AccountService } from './modules/account/account.service.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { Authenticator } from './modules/auth/authenticator.js';
+import { Sessions } from './modules/auth/sessions.js';
+import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
+import { VerificationCodes } from './modules/auth/verification-codes.js';
+import { PublicConfigService } from './modules/public-config/public-config.service.js';
+import { PasswordHasher } from './shared/password/password-hasher.js';
+import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
+import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
+import { AccessTokens } from './shared/tokens/access-token.js';
+import { loadKeys } from './shared/tokens/secrets.js';
+
+export interface Services {
+  auth: AuthService;
+  authenticator: Authenticator;
+  accounts: AccountService;
+  publicConfig: PublicConfigService;
+  sms: SmsProvider;
+  close(): Promise<void>;
+}
+
+/** The package version, read once; the file sits one level up from src/ and two from dist/src/. */
+const version = ((): string => {
+  for (const candidate of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'meeting-accounts') return pkg.version;
+    } catch {
+      // not at this level
+    }
+  }
+  return '0.0.0';
+})();
+
+/** Wires the domain services once; both transports receive the same instances. */
+export function createServices(config: Config, sql: Sql, overrides: { sms?: SmsProvider } = {}): Services {
+  const keys = loadKeys(config.jwt.secret, config.dataDir);
+  const tokens = new AccessTokens({
+    key: keys.jwt,
+    issuer: config.jwt.issuer,
+    audience: config.jwt.audience,
+    ttlSeconds: config.tokens.accessTtlSeconds,
+  });
+  const accounts = new AccountService(sql);
+  const sessions = new Sessions(sql, {
+    refreshTtlSeconds: config.tokens.refreshTtlSeconds,
+    refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
+  });
+  const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
+  const sms = overrides.sms ?? createSmsProvider(config.sms);
+  const auth = new AuthService(
+    {
+      accounts,
+      codes: new VerificationCodes(sql, keys.codes, config.code),
+      sessions,
+      tokens,
+      hasher,
+      limiter: new RateLimiter(new PostgresRateLimitStore(sql)),
+      sms,
+    },
+    {
+      defaultPhoneRegion: config.defaultPhoneRegion,
+      registrationEnabled: config.registrationEnabled,
+      codeTtlSeconds: config.code.ttlSeconds,
+      sendCode: config.sendCode,
+      loginFailures: config.loginFailures,
+      refreshTtlSeconds: config.tokens.refreshTtlSeconds,
+    },
+  );
+  return {
+    auth,
+    authenticator: new Authenticator(tokens, sessions),
+    accounts,
+    publicConfig: new PublicConfigService(config, version),
+    sms,
+    close: () => hasher.close(),
+  };
+}

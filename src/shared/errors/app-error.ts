@@ -1,0 +1,51 @@
+/**
+ * The closed catalogue of public error codes. Codes are API: add new ones, never rename one.
+ */
+export const ErrorCode = {
+  VALIDATION_FAILED: 'VALIDATION_FAILED',
+  INVALID_PHONE: 'INVALID_PHONE',
+  WEAK_PASSWORD: 'WEAK_PASSWORD',
+  INVALID_CODE: 'INVALID_CODE',
+  INVALID_CREDENTIALS: 'INVALID_CREDENTIALS',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  REGISTRATION_DISABLED: 'REGISTRATION_DISABLED',
+  NOT_FOUND: 'NOT_FOUND',
+  PHONE_ALREADY_REGISTERED: 'PHONE_ALREADY_REGISTERED',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  INVALID_IMAGE: 'INVALID_IMAGE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  INTERNAL: 'INTERNAL',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface AppErrorOptions {
+  /** Per-field messages, for VALIDATION_FAILED only. */
+  fields?: Record<string, string>;
+  /** Seconds until the caller may retry, for RATE_LIMITED. */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** The one exception type of the domain. Services throw it; each transport maps it once. */
+export class AppError extends Error {
+  readonly fields?: Record<string, string>;
+  readonly retryAfter?: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AppErrorOptions = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.fields = options.fields;
+    this.retryAfter = options.retryAfter;
+  }
+}
+
+/** Guard clause: throws `AppError(code, message)` unless the condition holds. */
+export function assertThat(condition: unknown, code: ErrorCode, message: string): asserts condition {
+  if (!condition) throw new AppError(code, message);
+}

@@ -1,0 +1,46 @@
+import { ErrorCode } from './app-error.js';
+
+export interface ErrorDescription {
+  status: number;
+  title: string;
+}
+
+/** HTTP status and problem title of each code; exhaustive, so a new code cannot be forgotten. */
+export function describe(code: ErrorCode): ErrorDescription {
+  switch (code) {
+    case ErrorCode.VALIDATION_FAILED:
+      return { status: 400, title: 'Validation failed' };
+    case ErrorCode.INVALID_PHONE:
+      return { status: 400, title: 'Invalid phone number' };
+    case ErrorCode.WEAK_PASSWORD:
+      return { status: 400, title: 'Password too weak' };
+    case ErrorCode.INVALID_CODE:
+      return { status: 400, title: 'Invalid verification code' };
+    case ErrorCode.INVALID_CREDENTIALS:
+      return { status: 401, title: 'Invalid credentials' };
+    case ErrorCode.UNAUTHENTICATED:
+      return { status: 401, title: 'Authentication required' };
+    case ErrorCode.REGISTRATION_DISABLED:
+      return { status: 403, title: 'Registration disabled' };
+    case ErrorCode.NOT_FOUND:
+      return { status: 404, title: 'Not found' };
+    case ErrorCode.PHONE_ALREADY_REGISTERED:
+      return { status: 409, title: 'Phone already registered' };
+    case ErrorCode.PAYLOAD_TOO_LARGE:
+      return { status: 413, title: 'Payload too large' };
+    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
+      return { status: 415, title: 'Unsupported media type' };
+    case ErrorCode.INVALID_IMAGE:
+      return { status: 422, title: 'Invalid image' };
+    case ErrorCode.RATE_LIMITED:
+      return { status: 429, title: 'Too many requests' };
+    case ErrorCode.INTERNAL:
+      return { status: 500, title: 'Internal server error' };
+    case ErrorCode.SERVICE_UNAVAILABLE:
+      return { status: 503, title: 'Service unavailable' };
+    default: {
+      const unreachable: never = code;
+      throw new Error(`Unknown error code ${String(unreachable)}`);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { AppError, ErrorCode } from '../errors/app-error.js';
+import { describe } from '../errors/catalogue.js';
+import { toAppError } from '../errors/normalize.js';
+import type { Logger } from '../logger.js';
+
+/** Writes an AppError as an RFC 9457 problem document; the only place REST errors are shaped. */
+export function sendProblem(res: Response, error: AppError): void {
+  const { status, title } = describe(error.code);
+  const internal = error.code === ErrorCode.INTERNAL;
+  const body: Record<string, unknown> = {
+    type: 'about:blank',
+    title,
+    status,
+    code: error.code,
+    detail: internal ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
+    requestId: res.locals.requestId,
+  };
+  if (error.fields) body.fields = error.fields;
+  if (error.retryAfter !== undefined) {
+    body.retryAfter = error.retryAfter;
+    res.setHeader('Retry-After', String(error.retryAfter));
+  }
+  if (error.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+export const notFound: RequestHandler = (req) => {
+  throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+};
+
+/** Body-parser failures carry a `type`; everything else goes through the domain mapping. */
+function fromBodyParser(error: { type?: unknown; status?: unknown }): AppError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError(ErrorCode.VALIDATION_FAILED, 'The body is not valid JSON', { fields: { '(body)': 'must be valid JSON' } });
+    case 'entity.too.large':
+      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the limit');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new AppError(ErrorCode.VALIDATION_FAILED, 'The body could not be read');
+    default:
+      return undefined;
+  }
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const appError = fromBodyParser(error) ?? toAppError(error);
+    if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+      logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, appError);
+  };
+}

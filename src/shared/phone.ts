@@ -1,0 +1,25 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { AppError, ErrorCode } from './errors/app-error.js';
+
+export interface Phone {
+  /** E.164, e.g. +8613800138000. */
+  e164: string;
+  /** National significant number, e.g. 13800138000. */
+  national: string;
+}
+
+/**
+ * Accepts E.164 or the national form of the default region and returns E.164.
+ * Only numbers that are valid mobile numbers for their region pass (the `max` metadata knows the
+ * number ranges; FIXED_LINE_OR_MOBILE is accepted where a region does not tell the two apart).
+ */
+export function parsePhone(input: string, defaultRegion: string): Phone {
+  const parsed = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode);
+  const type = parsed?.getType();
+  if (!parsed || !parsed.isValid() || (type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE')) {
+    throw new AppError(ErrorCode.INVALID_PHONE, 'Not a valid mobile phone number', {
+      fields: { phone: 'must be a mobile number in E.164 (+8613800138000) or national form' },
+    });
+  }
+  return { e164: parsed.number, national: parsed.nationalNumber };
+}
