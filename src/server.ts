@@ -14,6 +14,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** The service's own connection pool, for operational scripts and tests. */
+  sql: Sql;
   databaseMode: string;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
       port,
       services,
+      sql,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
       async stop() {
         stopping = true;

@@ -18,7 +18,7 @@ export function ormConfig({ url, poolSize }: OrmOptions): Options {
     entities: [User],
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true },
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true },
     pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
     driverOptions: { connectionTimeoutMillis: 5_000 },
     allowGlobalContext: false,

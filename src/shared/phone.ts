@@ -1,5 +1,9 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
+import maxMetadata from 'libphonenumber-js/max/metadata';
 import { AppError, ErrorCode } from './errors/app-error.js';
+
+// Full metadata: it knows which number ranges are mobile, which the default `min` set does not.
+const metadata = maxMetadata as unknown as MetadataJson;
 
 export interface Phone {
   /** E.164, e.g. +8613800138000. */
@@ -14,7 +18,7 @@ export interface Phone {
  * number ranges; FIXED_LINE_OR_MOBILE is accepted where a region does not tell the two apart).
  */
 export function parsePhone(input: string, defaultRegion: string): Phone {
-  const parsed = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode);
+  const parsed = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode, metadata);
   const type = parsed?.getType();
   if (!parsed || !parsed.isValid() || (type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE')) {
     throw new AppError(ErrorCode.INVALID_PHONE, 'Not a valid mobile phone number', {

@@ -12,7 +12,8 @@ export const SendCodeSchema = z.object({
   phone,
   purpose: z
     .enum(CodePurpose, { error: `must be one of ${Object.values(CodePurpose).join(', ')}` })
-    .default(CodePurpose.LOGIN),
+    .nullish()
+    .transform((purpose) => purpose ?? CodePurpose.LOGIN),
 });
 export type SendCodeInput = z.output<typeof SendCodeSchema>;
 

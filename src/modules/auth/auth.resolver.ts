@@ -44,7 +44,7 @@ export class AuthResolver {
 
   @Mutation(() => Boolean, { description: 'Revokes the current session, or every session of the user' })
   async logout(
-    @Arg('allSessions', () => Boolean, { defaultValue: false }) allSessions: boolean,
+    @Arg('allSessions', () => Boolean, { nullable: true, defaultValue: false }) allSessions: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions);

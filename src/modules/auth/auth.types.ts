@@ -42,8 +42,8 @@ export class SendCodeInputType {
   @Field()
   phone!: string;
 
-  @Field(() => CodePurpose, { defaultValue: CodePurpose.LOGIN })
-  purpose!: CodePurpose;
+  @Field(() => CodePurpose, { nullable: true, defaultValue: CodePurpose.LOGIN })
+  purpose?: CodePurpose | null;
 }
 
 @InputType('CodeLoginInput')
