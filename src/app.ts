@@ -57,6 +57,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     plugins: [errorPlugin(logger)],
     introspection: !config.isProduction,
     includeStacktraceInErrorResponses: false,
+    // main.ts owns shutdown: it drains HTTP first, then stops Apollo, then closes the database.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
   app.use(

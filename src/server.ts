@@ -61,10 +61,13 @@ export async function startServer(config: Config, logger: Logger, options: Start
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closed;
+        logger.debug('http listener closed');
         await apollo.stop();
         await services.close();
+        logger.debug('services closed');
         await openOrmRef.close(true);
         await embedded?.stop();
+        logger.debug('database closed');
       },
     };
   } catch (error) {

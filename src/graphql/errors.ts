@@ -22,7 +22,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const original = unwrapResolverError(error);
   const apolloCode = formatted.extensions?.code;
   if (!(original instanceof AppError) && typeof apolloCode === 'string' && REQUEST_ERRORS.has(apolloCode)) {
-    return { message: formatted.message, locations: formatted.locations, extensions: { code: ErrorCode.VALIDATION_FAILED } };
+    const fields = variableFields(formatted.message);
+    const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
+    return { message: formatted.message, locations: formatted.locations, extensions };
   }
   const appError = toAppError(original);
   const extensions: Record<string, unknown> = { code: appError.code };
@@ -30,6 +32,21 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (appError.retryAfter !== undefined) extensions.retryAfter = appError.retryAfter;
   const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
   return { message, locations: formatted.locations, path: formatted.path, extensions };
+}
+
+/**
+ * A variable that is missing or wrongly typed names its field, as REST does for a body field:
+ * `Variable "$input" got invalid value … at "input.phone"; …` -> { phone: … } (graphql-js messages).
+ */
+function variableFields(message: string): Record<string, string> | undefined {
+  const variable = /^Variable "\$(\w+)"/.exec(message)?.[1];
+  if (!variable) return undefined;
+  const missing = /Field "(\w+)" of required type "[^"]*" was not provided\.$/.exec(message)?.[1];
+  const path = [...(/ at "([\w.[\]]+)"; /.exec(message)?.[1] ?? variable).split('.'), ...(missing ? [missing] : [])];
+  const key = (path.length > 1 ? path.slice(1) : path).join('.');
+  const reason = message.indexOf('; ');
+  const detail = / was not provided\.$/.test(message) ? 'is required' : reason >= 0 ? message.slice(reason + 2) : message;
+  return { [key]: detail };
 }
 
 /** Logs unexpected errors with the request id, and answers rate limits with a Retry-After header too. */

@@ -12,7 +12,7 @@ export class User {
   @Property({ type: 'string', length: 20, unique: 'users_phone_unique' })
   phone!: string;
 
-  @Property({ type: 'string', length: 64 })
+  @Property({ type: 'string', length: 256 })
   nickname!: string;
 
   @Property({ type: 'string', length: 100, nullable: true, hidden: true })

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { PASSWORD_MAX_BYTES } from './password-policy.js';
 
 /** bcrypt on a worker-thread pool sized to the cores, so hashing never runs on the event loop. */
 export class PasswordHasher {
@@ -23,8 +24,10 @@ export class PasswordHasher {
     return this.pool.run({ password, cost: this.cost }, { name: 'hash' });
   }
 
-  compare(password: string, hash: string): Promise<boolean> {
-    return this.pool.run({ password, hash }, { name: 'compare' });
+  /** bcrypt reads only the first 72 bytes, so a longer password never matches (it would match its prefix). */
+  async compare(password: string, hash: string): Promise<boolean> {
+    const matches: boolean = await this.pool.run({ password, hash }, { name: 'compare' });
+    return matches && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
   }
 
   /** Spends the same time as a real comparison, so an unknown account is not told apart by timing. */

@@ -15,6 +15,8 @@ export interface AccessTokenOptions {
 }
 
 const ALGORITHM = 'HS256';
+// Session and user ids are UUIDs; anything else would reach a uuid column and fail there as a 500.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** HS256 JWTs signed with a KeyObject built once (a string secret is rebuilt on every call). */
 export class AccessTokens {
@@ -45,7 +47,7 @@ export class AccessTokens {
     } catch {
       throw unauthenticated();
     }
-    if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+    if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !UUID.test(payload.sub) || !UUID.test(payload.sid)) {
       throw unauthenticated();
     }
     return { userId: payload.sub, sessionId: payload.sid };

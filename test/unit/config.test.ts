@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  it('uses the contract defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(4000);
+    expect(config.password.bcryptCost).toBe(12);
+    expect(config.code).toEqual({ length: 6, ttlSeconds: 300, maxAttempts: 5 });
+    expect(config.sendCode).toEqual({ intervalSeconds: 60, perPhoneHourly: 5, perPhoneDaily: 10, perIpHourly: 20 });
+    expect(config.loginFailures).toEqual({ perPhoneIp: 5, perIpDaily: 100 });
+    expect(config.tokens).toEqual({ accessTtlSeconds: 900, refreshTtlSeconds: 2592000, refreshReuseGraceSeconds: 10 });
+    expect(config.avatar.maxBytes).toBe(5242880);
+    expect(config.defaultPhoneRegion).toBe('CN');
+    expect(config.registrationEnabled).toBe(true);
+    expect(config.migrateOnStart).toBe(true);
+    expect(config.dataDir).toBe('./data');
+    expect(config.sms.provider).toBe('console');
+  });
+
+  it('refuses to start in production without JWT_SECRET, saying so', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', SMS_PROVIDER: 'console' })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
+  });
+
+  it('lists every bad variable at once', () => {
+    try {
+      loadConfig({ PORT: 'eighty', REGISTRATION_ENABLED: 'maybe', DEFAULT_PHONE_REGION: 'china', JWT_SECRET: 'short' });
+      throw new Error('expected a ConfigError');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      for (const key of ['PORT', 'REGISTRATION_ENABLED', 'DEFAULT_PHONE_REGION', 'JWT_SECRET']) expect(problems).toContain(key);
+    }
+  });
+
+  it('requires an outbox file for the file SMS provider', () => {
+    expect(() => loadConfig({ SMS_PROVIDER: 'file' })).toThrow(/SMS_OUTBOX_FILE/);
+  });
+
+  it('reads booleans and numbers from strings and freezes the result', () => {
+    const config = loadConfig({ REGISTRATION_ENABLED: 'false', CODE_TTL_SECONDS: '120' });
+    expect(config.registrationEnabled).toBe(false);
+    expect(config.code.ttlSeconds).toBe(120);
+    expect(Object.isFrozen(config.code)).toBe(true);
+  });
+});

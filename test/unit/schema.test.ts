@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from '@jest/globals';
+import { buildAppSchema, printAppSchema } from '../../src/graphql/schema.js';
+import { ErrorCode } from '../../src/shared/errors/app-error.js';
+import { describe as describeCode } from '../../src/shared/errors/catalogue.js';
+
+describe('GraphQL schema', () => {
+  it('matches the committed schema/schema.graphql (run npm run generate after changing resolvers)', async () => {
+    const committed = await readFile(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
+    expect(printAppSchema(await buildAppSchema())).toBe(committed);
+  });
+
+  it('has the operation names the contract fixes', async () => {
+    const schema = await buildAppSchema();
+    expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(expect.arrayContaining(['config', 'me']));
+    expect(Object.keys(schema.getMutationType()!.getFields())).toEqual(
+      expect.arrayContaining(['sendCode', 'login', 'loginWithPassword', 'register', 'refreshToken', 'logout']),
+    );
+  });
+
+  it('exposes no field that could carry a secret', async () => {
+    const sdl = printAppSchema(await buildAppSchema());
+    expect(sdl).not.toMatch(/passwordHash|password_hash|codeHash|tokenHash/i);
+  });
+});
+
+describe('error catalogue', () => {
+  it('maps every code to the status of the contract', () => {
+    const expected: Record<ErrorCode, number> = {
+      VALIDATION_FAILED: 400, INVALID_PHONE: 400, WEAK_PASSWORD: 400, INVALID_CODE: 400, INVALID_CREDENTIALS: 401,
+      UNAUTHENTICATED: 401, REGISTRATION_DISABLED: 403, NOT_FOUND: 404, PHONE_ALREADY_REGISTERED: 409,
+      PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, INVALID_IMAGE: 422, RATE_LIMITED: 429, INTERNAL: 500,
+      SERVICE_UNAVAILABLE: 503,
+    };
+    for (const code of Object.values(ErrorCode)) expect([code, describeCode(code).status]).toEqual([code, expected[code]]);
+  });
+});
