@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
+import { startJanitor } from './db/janitor.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { Sql } from './db/sql.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
@@ -43,6 +44,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     let stopping = false;
     const ready = async () => !stopping && (await sql.one('select 1 as ok').then(() => true, () => false));
     const { express, apollo } = await createApp({ config, services, logger, ready });
+    const stopJanitor = startJanitor(sql, logger);
 
     const server: Server = express.listen(config.port, config.host);
     await once(server, 'listening');
@@ -58,6 +60,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
       async stop() {
         stopping = true;
+        stopJanitor();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await closed;
