@@ -14,6 +14,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
   DATABASE_POOL_SIZE: int(1, 100).default(10),
+  DATABASE_PREPARED_STATEMENTS: bool.default(true),
   DATA_DIR: z.string().default('./data'),
   MIGRATE_ON_START: bool.default(true),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -51,7 +52,7 @@ export interface Config {
   port: number;
   host: string;
   logLevel: string;
-  database: { url?: string; poolSize: number };
+  database: { url?: string; poolSize: number; preparedStatements: boolean };
   dataDir: string;
   migrateOnStart: boolean;
   jwt: { secret?: string; issuer: string; audience: string };
@@ -103,7 +104,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
+    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
     dataDir: e.DATA_DIR,
     migrateOnStart: e.MIGRATE_ON_START,
     jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },

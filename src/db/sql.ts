@@ -9,19 +9,24 @@ type Queryable = Pool | PoolClient;
  * statement, parsed once per connection.
  */
 export class Sql {
-  /** `pool` is absent inside a transaction, where every statement must use the one client. */
+  /**
+   * `pool` is absent inside a transaction, where every statement must use the one client.
+   * `prepare` is off for the embedded database: PGlite is one session behind every socket
+   * connection, so a statement prepared on one connection already exists on the next.
+   */
   constructor(
     private readonly db: Queryable,
-    private readonly pool?: Pool,
+    private readonly pool: Pool | undefined,
+    private readonly prepare: boolean,
   ) {}
 
-  static async fromOrm(orm: MikroORM): Promise<Sql> {
+  static async fromOrm(orm: MikroORM, { prepare }: { prepare: boolean }): Promise<Sql> {
     const pool = await orm.em.getConnection().getNativeClient();
-    return new Sql(pool, pool);
+    return new Sql(pool, pool, prepare);
   }
 
   async rows<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
-    const result = await this.db.query<T>({ text, values, name });
+    const result = await this.db.query<T>({ text, values, name: this.prepare ? name : undefined });
     return result.rows;
   }
 
@@ -40,7 +45,7 @@ export class Sql {
     const client = await this.pool.connect();
     try {
       await client.query('begin');
-      const result = await work(new Sql(client));
+      const result = await work(new Sql(client, undefined, this.prepare));
       await client.query('commit');
       return result;
     } catch (error) {

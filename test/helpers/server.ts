@@ -37,6 +37,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     NODE_ENV: 'test',
     DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL,
     DATABASE_POOL_SIZE: process.env.TEST_EMBEDDED_DATABASE ? '1' : '5',
+    DATABASE_PREPARED_STATEMENTS: process.env.TEST_EMBEDDED_DATABASE ? 'false' : 'true',
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dir,
