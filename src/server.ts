@@ -36,7 +36,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     // PGlite is a single session: more than one pooled connection deadlocks inside transactions.
     orm = await openOrm({ url, poolSize: embedded ? 1 : config.database.poolSize });
     if (config.migrateOnStart) {
-      const applied = await migrate(orm);
+      const applied = await migrate(orm, embedded ? undefined : url);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
     const sql = await Sql.fromOrm(orm, { prepare: config.database.preparedStatements && !embedded });

@@ -8,7 +8,7 @@ const config = loadConfig();
 const embedded = config.database.url ? undefined : await startEmbeddedDatabase(config.dataDir);
 const orm = await openOrm({ url: config.database.url ?? embedded!.url, poolSize: 1 });
 try {
-  const applied = await migrate(orm);
+  const applied = await migrate(orm, config.database.url);
   process.stdout.write(applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n');
 } finally {
   await orm.close(true);

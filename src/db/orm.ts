@@ -1,9 +1,9 @@
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
+import pg from 'pg';
 import { User } from '../modules/account/user.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
-import { Migration20261121120000 } from './migrations/Migration20261121120000.js';
 
 export interface OrmOptions {
   url: string;
@@ -11,10 +11,7 @@ export interface OrmOptions {
 }
 
 /** Migrations are listed explicitly so that the same list runs from source (tests) and from dist. */
-export const migrations = [
-  { name: 'Migration20261121000000', class: Migration20261121000000 },
-  { name: 'Migration20261121120000', class: Migration20261121120000 },
-];
+export const migrations = [{ name: 'Migration20261121000000', class: Migration20261121000000 }];
 
 export function ormConfig({ url, poolSize }: OrmOptions): Options {
   return defineConfig({
@@ -34,10 +31,25 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
-/** Applies pending migrations; returns the names applied. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((m) => m.name);
+// Any constant shared by every instance; it names the lock, nothing more.
+const MIGRATION_LOCK = 4_127_733_019;
+
+/**
+ * Applies pending migrations; returns the names applied. With `lockUrl`, a session-level advisory
+ * lock on a connection of its own serialises instances that start together on one database
+ * (without it, the second fails creating the migrations table). The embedded database has a single
+ * owner and one connection, so it needs no lock.
+ */
+export async function migrate(orm: MikroORM, lockUrl?: string): Promise<string[]> {
+  if (!lockUrl) return (await orm.migrator.up()).map((m) => m.name);
+  const lock = new pg.Client({ connectionString: lockUrl, connectionTimeoutMillis: 5_000 });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    return (await orm.migrator.up()).map((m) => m.name);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
 }
 
 export type { MikroORM };

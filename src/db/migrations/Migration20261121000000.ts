@@ -6,7 +6,7 @@ export class Migration20261121000000 extends Migration {
     this.addSql(`create table "users" (
       "id" uuid primary key,
       "phone" varchar(20) not null,
-      "nickname" varchar(64) not null,
+      "nickname" varchar(256) not null, -- 32 graphemes; one emoji can be several code points
       "password_hash" varchar(100) null,
       "created_at" timestamptz not null default now(),
       "updated_at" timestamptz not null default now(),
