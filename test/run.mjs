@@ -17,7 +17,8 @@ if (!env.DATABASE_URL) {
   const dir = await mkdtemp(join(tmpdir(), 'meeting-accounts-test-'));
   process.stdout.write(`No DATABASE_URL: starting an embedded database in ${dir}\n`);
   const db = await PGlite.create({ dataDir: dir });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2 });
+  // Each test server holds one pooled connection plus one for the migration lock while it starts.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
   await server.start();
   embedded = { db, server, dir };
   env.DATABASE_URL = `postgres://postgres@${server.getServerConn()}/postgres`;

@@ -1,0 +1,147 @@
+import { expect } from '@jest/globals';
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+import {
+  LoginDocument,
+  RegisterDocument,
+  SendCodeDocument,
+  type AuthPayloadFieldsFragment,
+  type CodePurpose,
+} from '../generated/graphql.js';
+import { GOOD_PASSWORD } from '../helpers/factories.js';
+import type { GraphQLError, GraphQLResponse, HttpResult } from '../helpers/http.js';
+import { newPhone, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+
+export { GOOD_PASSWORD };
+
+/** The REST spelling of each CodePurpose, as the SMS outbox records it. */
+export const PURPOSE_NAME: Record<CodePurpose, string> = {
+  LOGIN: 'login',
+  REGISTER: 'register',
+  RESET_PASSWORD: 'reset-password',
+  DELETE_ACCOUNT: 'delete-account',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Asserts a GraphQL success and returns its data. */
+export function dataOf<T>(res: HttpResult<GraphQLResponse<T>>): T {
+  expect(res.body.errors).toBeUndefined();
+  expect(res.status).toBe(200);
+  expect(res.body.data).toBeTruthy();
+  return res.body.data!;
+}
+
+/**
+ * Asserts that the operation failed with exactly one error of `code`, and that the error carries
+ * nothing internal: no stack trace, no INTERNAL, no server error status.
+ */
+export function errorOf(res: HttpResult<GraphQLResponse<unknown>>, code: string): GraphQLError {
+  expect(res.status).toBeLessThan(500);
+  const errors = res.body.errors ?? [];
+  expect(errors.map((e) => e.extensions?.code)).toEqual([code]);
+  expectNothingInternal(res);
+  return errors[0]!;
+}
+
+/** No error of the response leaks a stack trace, a source path or an INTERNAL code. */
+export function expectNothingInternal(res: HttpResult<GraphQLResponse<unknown>>): void {
+  for (const error of res.body.errors ?? []) {
+    expect(error.extensions).toBeDefined();
+    expect(error.extensions).not.toHaveProperty('stacktrace');
+    expect(error.extensions).not.toHaveProperty('exception');
+    expect(error.extensions?.code).not.toBe('INTERNAL');
+  }
+  // JSON escapes a stack trace's newlines, hence the literal backslash-n.
+  const text = JSON.stringify(res.body);
+  expect(text).not.toMatch(/\\n\s+at |node_modules|\.[jt]s:\d+|insert into|select .+ from|update \w+ set|\$2[aby]\$/i);
+  expect(text).not.toContain(TEST_JWT_SECRET);
+}
+
+export function expectRetryAfter(res: HttpResult<GraphQLResponse<unknown>>): number {
+  const error = errorOf(res, 'RATE_LIMITED');
+  const retryAfter = error.extensions?.retryAfter;
+  expect(typeof retryAfter).toBe('number');
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(res.headers.get('retry-after')).toBe(String(retryAfter));
+  return retryAfter!;
+}
+
+/** Asks for a code over GraphQL and reads it from the SMS outbox. */
+export async function gqlCode(t: TestServer, phone: string, purpose: CodePurpose = 'LOGIN'): Promise<string> {
+  dataOf(await t.http.gql(SendCodeDocument, { input: { phone, purpose } }));
+  return t.codeFor(phone, PURPOSE_NAME[purpose]);
+}
+
+/** A different code of the same length. */
+export function wrongCode(code: string): string {
+  return ((Number(code) + 1) % 10 ** code.length).toString().padStart(code.length, '0');
+}
+
+/** Lets a test request another code for the same phone without waiting for the resend interval. */
+export async function clearRateLimits(t: TestServer): Promise<void> {
+  await t.sql('delete from rate_limits');
+}
+
+/** Signs in by code over GraphQL (creates a code-only account for a new phone). */
+export async function gqlLogin(t: TestServer, phone = newPhone()): Promise<AuthPayloadFieldsFragment & { phone: string }> {
+  const code = await gqlCode(t, phone, 'LOGIN');
+  return { phone, ...dataOf(await t.http.gql(LoginDocument, { input: { phone, code } })).login };
+}
+
+/** Registers with a password over GraphQL. */
+export async function gqlRegister(
+  t: TestServer,
+  phone = newPhone(),
+  password = GOOD_PASSWORD,
+): Promise<AuthPayloadFieldsFragment & { phone: string }> {
+  const code = await gqlCode(t, phone, 'REGISTER');
+  return { phone, ...dataOf(await t.http.gql(RegisterDocument, { input: { phone, code, password } })).register };
+}
+
+/** Checks the shape of an AuthPayload against the contract. */
+export function expectAuthPayload(payload: AuthPayloadFieldsFragment, phone: string, isNewUser: boolean): void {
+  expect(payload.tokenType).toBe('Bearer');
+  expect(payload.accessToken.split('.')).toHaveLength(3);
+  expect(payload.expiresIn).toBe(900);
+  expect(payload.refreshToken.length).toBeGreaterThanOrEqual(43);
+  expect(payload.refreshExpiresIn).toBe(2592000);
+  expect(payload.isNewUser).toBe(isNewUser);
+  expect(payload.user.id).toMatch(UUID);
+  expect(payload.user.phone).toBe(phone);
+  expect(payload.user.createdAt).toMatch(ISO);
+  expect(payload.user.lastLoginAt).toMatch(ISO);
+  expect(payload.user.avatarUrl).toBeNull();
+}
+
+interface Claims {
+  sub: string;
+  sid: string;
+  [claim: string]: unknown;
+}
+
+export function claimsOf(accessToken: string): Claims {
+  return jwt.decode(accessToken) as Claims;
+}
+
+/** An access token signed with the service's real key; `overrides` replace claims. */
+export function forgeToken(claims: Claims, overrides: Record<string, unknown> = {}, secret = TEST_JWT_SECRET): string {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = {
+    sub: claims.sub,
+    sid: claims.sid,
+    iss: 'meeting-accounts',
+    aud: 'meeting-app',
+    jti: randomUUID(),
+    iat: now,
+    exp: now + 600,
+    ...overrides,
+  };
+  return jwt.sign(payload, secret, { algorithm: 'HS256' });
+}
+
+export function base64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
