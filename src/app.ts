@@ -1,11 +1,14 @@
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express } from 'express';
+import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
+import { graphqlErrorHandler, guardUploads } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
@@ -48,7 +51,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
 
   const api = express.Router();
   api.use('/auth', publicConfigRoutes(services), authRoutes(services));
-  api.use('/users', accountRoutes(services));
+  api.use('/users', avatarUploadRoute(services), accountRoutes(services));
+  api.use('/avatars', avatarServeRoute(services));
   app.use('/api/v1', api);
 
   const apollo = new ApolloServer<GraphQLContext>({
@@ -56,6 +60,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     formatError,
     plugins: [errorPlugin(logger)],
     introspection: !config.isProduction,
+    // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.
+    hideSchemaDetailsFromClientErrors: config.isProduction,
     includeStacktraceInErrorResponses: false,
     // main.ts owns shutdown: it drains HTTP first, then stops Apollo, then closes the database.
     stopOnTerminationSignals: false,
@@ -63,6 +69,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   await apollo.start();
   app.use(
     '/graphql',
+    guardUploads(services),
+    graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes, maxFiles: 1, maxFieldSize: 100 * 1024 }),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         let principal: Promise<Principal> | undefined;
@@ -70,10 +78,14 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
           services,
           requestId: res.locals.requestId as string,
           client: clientInfo(req),
-          principal: () => (principal ??= services.authenticator.authenticate(req.get('authorization'))),
+          principal: () =>
+            (principal ??= res.locals.principal
+              ? Promise.resolve(res.locals.principal as Principal)
+              : services.authenticator.authenticate(req.get('authorization'))),
         };
       },
     }),
+    graphqlErrorHandler(logger),
   );
 
   app.use(notFound);

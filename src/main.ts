@@ -23,6 +23,7 @@ async function main(): Promise<void> {
       `  GraphQL:   ${server.url}/graphql${config.isProduction ? '' : ' (open it in a browser for Apollo Sandbox)'}`,
       `  Database:  ${server.databaseMode}`,
       `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
+      `  Avatars:   ${server.services.avatarStorage.description}`,
       '',
     ].join('\n'),
   );

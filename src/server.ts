@@ -40,7 +40,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
     const sql = await Sql.fromOrm(orm, { prepare: config.database.preparedStatements && !embedded });
-    const services = createServices(config, sql, { sms: options.sms });
+    const services = createServices(config, sql, logger, { sms: options.sms });
     let stopping = false;
     const ready = async () => !stopping && (await sql.one('select 1 as ok').then(() => true, () => false));
     const { express, apollo } = await createApp({ config, services, logger, ready });

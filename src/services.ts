@@ -7,19 +7,28 @@ import { Authenticator } from './modules/auth/authenticator.js';
 import { Sessions } from './modules/auth/sessions.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodes } from './modules/auth/verification-codes.js';
+import { AvatarService } from './modules/avatar/avatar.service.js';
+import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
+import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
+import { UploadStaging } from './modules/avatar/upload-staging.js';
 import { PublicConfigService } from './modules/public-config/public-config.service.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
 import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
 import { AccessTokens } from './shared/tokens/access-token.js';
 import { loadKeys } from './shared/tokens/secrets.js';
+import type { Logger } from './shared/logger.js';
+import { join } from 'node:path';
 
 export interface Services {
   auth: AuthService;
   authenticator: Authenticator;
   accounts: AccountService;
+  avatars: AvatarService;
+  avatarStorage: AvatarStorage;
   publicConfig: PublicConfigService;
   sms: SmsProvider;
+  limits: { avatarMaxBytes: number };
   close(): Promise<void>;
 }
 
@@ -37,7 +46,7 @@ const version = ((): string => {
 })();
 
 /** Wires the domain services once; both transports receive the same instances. */
-export function createServices(config: Config, sql: Sql, overrides: { sms?: SmsProvider } = {}): Services {
+export function createServices(config: Config, sql: Sql, logger: Logger, overrides: { sms?: SmsProvider } = {}): Services {
   const keys = loadKeys(config.jwt.secret, config.dataDir);
   const tokens = new AccessTokens({
     key: keys.jwt,
@@ -71,10 +80,15 @@ export function createServices(config: Config, sql: Sql, overrides: { sms?: SmsP
       refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     },
   );
+  const avatarStorage = new LocalAvatarStorage(join(config.dataDir, 'avatars'));
+  const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);
   return {
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
+    avatars: new AvatarService(sql, accounts, avatarStorage, staging, logger),
+    avatarStorage,
+    limits: { avatarMaxBytes: config.avatar.maxBytes },
     publicConfig: new PublicConfigService(config, version),
     sms,
     close: () => hasher.close(),

@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { User } from '../modules/account/user.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
+import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 
 export interface OrmOptions {
   url: string;
@@ -11,7 +12,10 @@ export interface OrmOptions {
 }
 
 /** Migrations are listed explicitly so that the same list runs from source (tests) and from dist. */
-export const migrations = [{ name: 'Migration20261121000000', class: Migration20261121000000 }];
+export const migrations = [
+  { name: 'Migration20261121000000', class: Migration20261121000000 },
+  { name: 'Migration20261121130000', class: Migration20261121130000 },
+];
 
 export function ormConfig({ url, poolSize }: OrmOptions): Options {
   return defineConfig({

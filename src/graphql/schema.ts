@@ -2,9 +2,10 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema } from 'type-graphql';
 import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
+import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 
-export const resolvers = [AuthResolver, AccountResolver, PublicConfigResolver] as const;
+export const resolvers = [AuthResolver, AccountResolver, AvatarResolver, PublicConfigResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

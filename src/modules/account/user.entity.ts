@@ -3,7 +3,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 
 @Entity({ tableName: 'users' })
 export class User {
-  [OptionalProps]?: 'passwordHash' | 'createdAt' | 'updatedAt' | 'lastLoginAt';
+  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -17,6 +17,10 @@ export class User {
 
   @Property({ type: 'string', length: 100, nullable: true, hidden: true })
   passwordHash: string | null = null;
+
+  /** Key of the current avatar in the avatar store. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  avatarKey: string | null = null;
 
   @Property({ type: 'datetime' })
   createdAt: Date = new Date();

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from '../../config/config.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../../shared/password/password-policy.js';
+import { ACCEPTED_AVATAR_TYPES } from '../avatar/avatar-image.js';
 
-const ACCEPTED_AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
 
 const contentSchema = z.strictObject({
   about: z
@@ -79,7 +79,7 @@ export class PublicConfigService {
         passwordMaxBytes: PASSWORD_MAX_BYTES,
         loginMethods: ['sms_code', 'password'],
       },
-      avatar: { maxBytes: config.avatar.maxBytes, acceptedTypes: ACCEPTED_AVATAR_TYPES },
+      avatar: { maxBytes: config.avatar.maxBytes, acceptedTypes: [...ACCEPTED_AVATAR_TYPES] },
     };
   }
 }

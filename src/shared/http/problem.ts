@@ -29,8 +29,20 @@ export const notFound: RequestHandler = (req) => {
   throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
 };
 
-/** Body-parser failures carry a `type`; everything else goes through the domain mapping. */
-function fromBodyParser(error: { type?: unknown; status?: unknown }): AppError | undefined {
+/**
+ * Errors raised by HTTP middleware before any service runs: body-parser's carry a `type`,
+ * graphql-upload's are http-errors with a `status`. Everything else goes through `toAppError`.
+ */
+export function toHttpAppError(error: unknown): AppError {
+  return fromMiddleware((error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }) ?? toAppError(error);
+}
+
+function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error.type === undefined && error.expose === true) {
+    if (error.status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, String(error.message));
+    if (error.status === 400) return new AppError(ErrorCode.VALIDATION_FAILED, String(error.message));
+  }
   switch (error.type) {
     case 'entity.parse.failed':
       return new AppError(ErrorCode.VALIDATION_FAILED, 'The body is not valid JSON', { fields: { '(body)': 'must be valid JSON' } });
@@ -49,7 +61,7 @@ function fromBodyParser(error: { type?: unknown; status?: unknown }): AppError |
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const appError = fromBodyParser(error) ?? toAppError(error);
+    const appError = toHttpAppError(error);
     if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');
     }

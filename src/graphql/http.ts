@@ -1,0 +1,45 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { describe } from '../shared/errors/catalogue.js';
+import { toHttpAppError } from '../shared/http/problem.js';
+import type { Logger } from '../shared/logger.js';
+import type { Services } from '../services.js';
+
+/**
+ * Multipart requests (file uploads) are checked before graphql-upload reads a byte of them:
+ * Apollo's CSRF rule first (a preflight header is required), then the bearer token, since the only
+ * upload there is needs a signed-in user. The principal is kept for the resolver.
+ */
+export function guardUploads({ authenticator }: Services): RequestHandler {
+  return async (req, res, next) => {
+    if (!req.is('multipart/form-data')) return next();
+    if (!req.get('apollo-require-preflight') && !req.get('x-apollo-operation-name')) {
+      throw new AppError(
+        ErrorCode.VALIDATION_FAILED,
+        'Multipart requests must carry the Apollo-Require-Preflight header (CSRF prevention)',
+      );
+    }
+    res.locals.principal = await authenticator.authenticate(req.get('authorization'));
+    next();
+  };
+}
+
+/** Failures before Apollo runs (body too large, bad JSON, refused upload) in the GraphQL response shape. */
+export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const appError = toHttpAppError(error);
+    if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+      logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'graphql request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const extensions: Record<string, unknown> = { code: appError.code };
+    if (appError.fields) extensions.fields = appError.fields;
+    if (appError.code === ErrorCode.INTERNAL) extensions.requestId = res.locals.requestId;
+    const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
+    if (appError.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    res.status(describe(appError.code).status).json({ errors: [{ message, extensions }] });
+  };
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Sql } from '../../db/sql.js';
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { Logger } from '../../shared/logger.js';
+import type { UserView } from '../account/user.view.js';
+import type { AccountService } from '../account/account.service.js';
+import { encodeAvatar } from './avatar-image.js';
+import type { AvatarStorage, StoredAvatar } from './avatar-storage.js';
+import { isAvatarKey } from './local-storage.js';
+import type { StagedUpload, UploadStaging } from './upload-staging.js';
+
+/** Avatar use cases: receive, check, re-encode, store, swap, serve. */
+export class AvatarService {
+  constructor(
+    private readonly sql: Sql,
+    private readonly accounts: AccountService,
+    private readonly storage: AvatarStorage,
+    private readonly staging: UploadStaging,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Streams an upload to a temporary file within the size limit (PAYLOAD_TOO_LARGE past it). */
+  stage(source: Readable): Promise<StagedUpload> {
+    return this.staging.stage(source);
+  }
+
+  /** Receives and applies one upload: the whole use case for transports that hand over one stream. */
+  async upload(userId: string, source: Readable): Promise<UserView> {
+    return this.replace(userId, await this.stage(source));
+  }
+
+  /**
+   * Re-encodes the staged file and makes it the user's avatar. The new file is stored before the
+   * row points at it and the old file is deleted only after, so a failure at any step leaves the
+   * previous avatar in place. The staged file is always removed.
+   */
+  async replace(userId: string, staged: StagedUpload): Promise<UserView> {
+    let encoded: Buffer;
+    try {
+      encoded = await encodeAvatar(staged.path);
+    } finally {
+      await staged.discard();
+    }
+    // Content-addressed per user: a new image gets a new URL, the same image keeps its URL.
+    const key = `${createHash('sha256').update(userId).update(encoded).digest('hex').slice(0, 32)}.webp`;
+    await this.storage.put(key, encoded);
+    let previous: { old_key: string | null } | undefined;
+    try {
+      previous = await this.sql.one<{ old_key: string | null }>(
+        `update users u set avatar_key = $2, updated_at = now()
+           from (select id, avatar_key as old_key from users where id = $1 for update) o
+          where u.id = o.id
+          returning o.old_key`,
+        [userId, key],
+      );
+    } catch (error) {
+      await this.storage.delete(key).catch(() => undefined);
+      throw error;
+    }
+    if (!previous) {
+      await this.storage.delete(key);
+      throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+    }
+    if (previous.old_key && previous.old_key !== key) {
+      await this.storage.delete(previous.old_key).catch((error: unknown) => {
+        this.logger.warn({ err: error, key: previous.old_key }, 'could not delete the previous avatar');
+      });
+    }
+    const user = await this.accounts.findById(userId);
+    if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+    return user;
+  }
+
+  /** The stored avatar, or NOT_FOUND for unknown and malformed keys alike. */
+  async open(key: string): Promise<StoredAvatar> {
+    const avatar = isAvatarKey(key) ? await this.storage.get(key) : undefined;
+    if (!avatar) throw new AppError(ErrorCode.NOT_FOUND, 'No such avatar');
+    return avatar;
+  }
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { AvatarStorage, StoredAvatar } from './avatar-storage.js';
+
+const SAFE_KEY = /^[a-f0-9]{32}\.webp$/;
+
+/** Avatars as files in one directory; writes go to a temporary name and are renamed into place. */
+export class LocalAvatarStorage implements AvatarStorage {
+  readonly description: string;
+  private readonly dir: string;
+  private ready?: Promise<unknown>;
+
+  constructor(dir: string) {
+    this.dir = resolve(dir);
+    this.description = `local disk ${this.dir}`;
+  }
+
+  async put(key: string, bytes: Buffer): Promise<void> {
+    const path = this.path(key);
+    this.ready ??= mkdir(this.dir, { recursive: true });
+    await this.ready;
+    const temporary = `${path}.${randomBytes(6).toString('hex')}.partial`;
+    try {
+      await writeFile(temporary, bytes, { flag: 'wx' });
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<StoredAvatar | undefined> {
+    const path = this.path(key);
+    try {
+      const { size } = await stat(path);
+      return { body: createReadStream(path), size };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  /** Keys are checked again here, so no caller can reach a path outside the directory. */
+  private path(key: string): string {
+    if (!SAFE_KEY.test(key)) throw new Error(`unsafe avatar key ${JSON.stringify(key)}`);
+    return join(this.dir, key);
+  }
+}
+
+export function isAvatarKey(key: string): boolean {
+  return SAFE_KEY.test(key);
+}

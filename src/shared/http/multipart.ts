@@ -1,0 +1,79 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import type { Readable } from 'node:stream';
+import { AppError, ErrorCode } from '../errors/app-error.js';
+
+export interface SingleFileOptions {
+  field: string;
+  /** Busboy stops passing bytes past this; the consumer sees one byte more and refuses. */
+  maxBytes: number;
+}
+
+/**
+ * Reads a multipart/form-data request that must carry exactly one file in `field`, handing the
+ * file's stream to `consume` as it arrives (nothing is buffered here). Throws VALIDATION_FAILED for
+ * anything but one file in the right field; whatever `consume` produced is passed to `discard` when
+ * the request turns out to be invalid after it.
+ */
+export async function readSingleFile<T>(
+  req: Request,
+  { field, maxBytes }: SingleFileOptions,
+  consume: (file: Readable) => Promise<T>,
+  discard: (result: T) => Promise<void>,
+): Promise<T> {
+  if (!req.is('multipart/form-data')) {
+    throw invalid(`Send multipart/form-data with one file in the field "${field}"`);
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 20, parts: 25 } });
+  } catch {
+    throw invalid('The multipart body is malformed (boundary missing)');
+  }
+  return new Promise<T>((resolve, reject) => {
+    let consumed: Promise<T> | undefined;
+    let problem: unknown;
+    const fail = (error: unknown) => {
+      problem ??= error;
+    };
+    parser.on('file', (name, stream) => {
+      if (name !== field) {
+        fail(invalid(`Unexpected file field "${name}"; send the file in "${field}"`));
+        stream.resume();
+        return;
+      }
+      consumed = consume(stream);
+      consumed.catch(fail);
+    });
+    parser.on('filesLimit', () => fail(invalid('Send exactly one file')));
+    parser.on('partsLimit', () => fail(invalid('Too many parts in the multipart body')));
+    parser.on('error', (error) => {
+      fail(invalid('The multipart body is malformed or was cut off'));
+      settle(error);
+    });
+    parser.on('close', () => settle());
+    req.on('aborted', () => fail(invalid('The upload was aborted')));
+
+    let settled = false;
+    async function settle(_error?: unknown) {
+      if (settled) return;
+      settled = true;
+      const result = await consumed?.catch((error: unknown) => {
+        fail(error);
+        return undefined;
+      });
+      if (!consumed) fail(invalid(`No file in the field "${field}"`));
+      if (problem) {
+        if (result !== undefined) await discard(result).catch(() => undefined);
+        reject(problem);
+      } else {
+        resolve(result as T);
+      }
+    }
+    req.pipe(parser);
+  });
+}
+
+function invalid(message: string): AppError {
+  return new AppError(ErrorCode.VALIDATION_FAILED, message, { fields: { file: message } });
+}
