@@ -14,6 +14,8 @@ export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long'
 
 export interface TestServer {
   url: string;
+  /** The server's DATA_DIR: avatars under avatars/, uploads in flight under tmp/. */
+  dataDir: string;
   http: HttpClient;
   server: RunningServer;
   /** The last SMS code sent to `phone` for `purpose`, read from the file provider's outbox. */
@@ -59,6 +61,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   return {
     url: server.url,
+    dataDir: dir,
     http: new HttpClient(server.url),
     server,
     outbox,
