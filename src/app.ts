@@ -12,6 +12,7 @@ import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.rou
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import type { Services } from './services.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
@@ -51,7 +52,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
 
   const api = express.Router();
   api.use('/auth', publicConfigRoutes(services), authRoutes(services));
-  api.use('/users', avatarUploadRoute(services), accountRoutes(services));
+  api.use('/users', avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
+  api.use('/internal', internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
   app.use('/api/v1', api);
 

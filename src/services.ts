@@ -12,6 +12,8 @@ import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
 import { UploadStaging } from './modules/avatar/upload-staging.js';
 import { PublicConfigService } from './modules/public-config/public-config.service.js';
+import { StatsService } from './modules/stats/stats.service.js';
+import { UsageService } from './modules/stats/usage.service.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
 import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
@@ -27,6 +29,8 @@ export interface Services {
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
   publicConfig: PublicConfigService;
+  stats: StatsService;
+  usage: UsageService;
   sms: SmsProvider;
   limits: { avatarMaxBytes: number };
   close(): Promise<void>;
@@ -90,6 +94,8 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },
     publicConfig: new PublicConfigService(config, version),
+    stats: new StatsService(sql),
+    usage: new UsageService(sql),
     sms,
     close: () => hasher.close(),
   };

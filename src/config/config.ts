@@ -42,6 +42,7 @@ const envSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000),
   REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10),
   AVATAR_MAX_BYTES: int(1024).default(5242880),
+  INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -66,6 +67,8 @@ export interface Config {
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
   avatar: { maxBytes: number };
+  /** Shared key of service-to-service routes; they are off when it is not set. */
+  internalApiKey?: string;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -127,6 +130,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     },
     avatar: { maxBytes: e.AVATAR_MAX_BYTES },
+    internalApiKey: e.INTERNAL_API_KEY,
   });
 }
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { User } from '../modules/account/user.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
+import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
 
 export interface OrmOptions {
   url: string;
@@ -15,6 +16,7 @@ export interface OrmOptions {
 export const migrations = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121130000', class: Migration20261121130000 },
+  { name: 'Migration20261121140000', class: Migration20261121140000 },
 ];
 
 export function ormConfig({ url, poolSize }: OrmOptions): Options {

@@ -4,8 +4,9 @@ import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
 import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
+import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-export const resolvers = [AuthResolver, AccountResolver, AvatarResolver, PublicConfigResolver] as const;
+export const resolvers = [AuthResolver, AccountResolver, AvatarResolver, PublicConfigResolver, StatsResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

@@ -1,6 +1,7 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
 import { avatarBench } from './avatar.bench.js';
+import { statsBench } from './stats.bench.js';
 import { freshDatabase, printTable, startService, type Row } from './support.js';
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -10,6 +11,7 @@ const rows: Row[] = [];
 const service = await startService({ DATABASE_URL: databaseUrl }, 4710);
 try {
   rows.push(...(await avatarBench(service)));
+  rows.push(...(await statsBench(service, databaseUrl)));
 } finally {
   await service.stop();
 }

@@ -43,7 +43,7 @@ export class AccountService {
 
   async recordLogin(userId: string): Promise<UserView> {
     const row = await this.sql.one<UserRow>(
-      `update users u set last_login_at = now() where u.id = $1 returning ${USER_COLUMNS}`,
+      `update users u set last_login_at = now(), login_count = login_count + 1 where u.id = $1 returning ${USER_COLUMNS}`,
       [userId],
       'user_record_login',
     );

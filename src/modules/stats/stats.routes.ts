@@ -1,0 +1,38 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import type { Services } from '../../services.js';
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { parseInput } from '../../shared/validation.js';
+import { principalOf, requireAuth } from '../auth/auth.routes.js';
+import { statsToJson } from './stats.service.js';
+import { MeetingUsageSchema } from './usage.inputs.js';
+
+export function statsRoutes(services: Services): Router {
+  return Router().get('/me/stats', requireAuth(services), async (_req, res) => {
+    res.json(statsToJson(await services.stats.forUser(principalOf(res).userId)));
+  });
+}
+
+/** Service-to-service routes, behind X-Internal-Key; absent (404) when no key is configured. */
+export function internalRoutes(services: Services, internalApiKey: string | undefined): Router {
+  const router = Router();
+  if (!internalApiKey) return router;
+  router.use(requireInternalKey(internalApiKey));
+  router.post('/meeting-usage', async (req, res) => {
+    await services.usage.record(parseInput(MeetingUsageSchema, req.body));
+    res.status(204).end();
+  });
+  return router;
+}
+
+/** Compares digests, so the comparison takes the same time whatever the presented key's length. */
+function requireInternalKey(key: string): RequestHandler {
+  const expected = createHash('sha256').update(key).digest();
+  return (req, _res, next) => {
+    const presented = createHash('sha256').update(req.get('x-internal-key') ?? '').digest();
+    if (!timingSafeEqual(expected, presented) || !req.get('x-internal-key')) {
+      throw new AppError(ErrorCode.UNAUTHENTICATED, 'A valid X-Internal-Key header is required');
+    }
+    next();
+  };
+}
