@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './config/config.js';
 import type { Sql } from './db/sql.js';
 import { AccountService } from './modules/account/account.service.js';
+import { SelfService } from './modules/account/self-service.service.js';
+import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { Authenticator } from './modules/auth/authenticator.js';
 import { Sessions } from './modules/auth/sessions.js';
@@ -26,6 +28,7 @@ export interface Services {
   auth: AuthService;
   authenticator: Authenticator;
   accounts: AccountService;
+  selfService: SelfService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
   publicConfig: PublicConfigService;
@@ -65,22 +68,16 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
   });
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms);
+  const limiter = new RateLimiter(new PostgresRateLimitStore(sql));
+  const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
+  const codes = new VerificationCodes(sql, keys.codes, config.code);
   const auth = new AuthService(
-    {
-      accounts,
-      codes: new VerificationCodes(sql, keys.codes, config.code),
-      sessions,
-      tokens,
-      hasher,
-      limiter: new RateLimiter(new PostgresRateLimitStore(sql)),
-      sms,
-    },
+    { accounts, codes, sessions, tokens, hasher, limiter, passwords, sms },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,
       codeTtlSeconds: config.code.ttlSeconds,
       sendCode: config.sendCode,
-      loginFailures: config.loginFailures,
       refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     },
   );
@@ -90,6 +87,17 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
+    selfService: new SelfService({
+      sql,
+      accounts,
+      sessions,
+      codes,
+      hasher,
+      passwords,
+      avatarStorage,
+      logger,
+      defaultPhoneRegion: config.defaultPhoneRegion,
+    }),
     avatars: new AvatarService(sql, accounts, avatarStorage, staging, logger),
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },

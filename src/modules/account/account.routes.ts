@@ -1,13 +1,42 @@
 import { Router } from 'express';
 import type { Services } from '../../services.js';
+import { clientInfo } from '../../shared/http/request-context.js';
+import { parseInput } from '../../shared/validation.js';
 import { principalOf, requireAuth } from '../auth/auth.routes.js';
+import type { SessionView } from '../auth/sessions.js';
+import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from './account.inputs.js';
 import { userToJson } from './user.view.js';
 
+export function sessionToJson(session: SessionView) {
+  return { ...session, createdAt: session.createdAt.toISOString(), lastUsedAt: session.lastUsedAt.toISOString() };
+}
+
+/** /users/me and the signed-in user's self-service. */
 export function accountRoutes(services: Services): Router {
+  const { selfService } = services;
   const router = Router();
   router.use(requireAuth(services));
   router.get('/me', (_req, res) => {
     res.json(userToJson(principalOf(res).user));
+  });
+  router.patch('/me', async (req, res) => {
+    const { nickname } = parseInput(UpdateProfileSchema, req.body);
+    res.json(userToJson(await selfService.updateProfile(principalOf(res), nickname)));
+  });
+  router.put('/me/password', async (req, res) => {
+    await selfService.changePassword(principalOf(res), parseInput(ChangePasswordSchema, req.body), clientInfo(req));
+    res.status(204).end();
+  });
+  router.get('/me/sessions', async (_req, res) => {
+    res.json((await selfService.listSessions(principalOf(res))).map(sessionToJson));
+  });
+  router.delete('/me/sessions/:id', async (req, res) => {
+    await selfService.revokeSession(principalOf(res), req.params.id as string);
+    res.status(204).end();
+  });
+  router.delete('/me', async (req, res) => {
+    await selfService.deleteAccount(principalOf(res), parseInput(DeleteAccountSchema, req.body).code);
+    res.status(204).end();
   });
   return router;
 }

@@ -41,6 +41,10 @@ export class AccountService {
     return row && toUserView(row);
   }
 
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.sql.rows('update users set password_hash = $2, updated_at = now() where id = $1', [userId, passwordHash]);
+  }
+
   async recordLogin(userId: string): Promise<UserView> {
     const row = await this.sql.one<UserRow>(
       `update users u set last_login_at = now(), login_count = login_count + 1 where u.id = $1 returning ${USER_COLUMNS}`,

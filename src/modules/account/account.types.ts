@@ -1,5 +1,5 @@
 import { DateTimeResolver } from 'graphql-scalars';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
 
 @ObjectType('User', { description: 'An account. Secrets (password hash, tokens) have no field here by construction.' })
 export class UserType {
@@ -23,4 +23,40 @@ export class UserType {
 
   @Field(() => DateTimeResolver, { nullable: true })
   lastLoginAt!: Date | null;
+}
+
+@ObjectType('Session', { description: 'A signed-in device or client' })
+export class SessionType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => DateTimeResolver)
+  createdAt!: Date;
+
+  @Field(() => DateTimeResolver)
+  lastUsedAt!: Date;
+
+  @Field(() => String, { nullable: true })
+  userAgent!: string | null;
+
+  @Field(() => String, { nullable: true })
+  ip!: string | null;
+
+  @Field({ description: 'True for the session of the token that asks' })
+  current!: boolean;
+}
+
+@InputType('UpdateProfileInput')
+export class UpdateProfileInputType {
+  @Field()
+  nickname!: string;
+}
+
+@InputType('ChangePasswordInput')
+export class ChangePasswordInputType {
+  @Field(() => String, { nullable: true, description: 'Required when the account has a password' })
+  currentPassword?: string | null;
+
+  @Field()
+  newPassword!: string;
 }

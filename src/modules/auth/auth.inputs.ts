@@ -36,3 +36,6 @@ export const RefreshSchema = z.object({ refreshToken: requiredString(256) });
 export const LogoutSchema = z.object({
   allSessions: z.boolean({ error: 'must be a boolean' }).nullish().transform((v) => v ?? false),
 });
+
+export const ResetPasswordSchema = z.object({ phone, code, newPassword: password });
+export type ResetPasswordInput = z.output<typeof ResetPasswordSchema>;

@@ -1,13 +1,22 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
-import { CodeLoginSchema, LogoutSchema, PasswordLoginSchema, RefreshSchema, RegisterSchema, SendCodeSchema } from './auth.inputs.js';
+import {
+  CodeLoginSchema,
+  LogoutSchema,
+  PasswordLoginSchema,
+  RefreshSchema,
+  RegisterSchema,
+  ResetPasswordSchema,
+  SendCodeSchema,
+} from './auth.inputs.js';
 import type { AuthPayload, SendCodeResult } from './auth.service.js';
 import {
   AuthPayloadType,
   CodeLoginInputType,
   PasswordLoginInputType,
   RegisterInputType,
+  ResetPasswordInputType,
   SendCodeInputType,
   SendCodeResultType,
 } from './auth.types.js';
@@ -48,6 +57,12 @@ export class AuthResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
     await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions);
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: 'Sets a new password with a reset-password code; ends every session' })
+  async resetPassword(@Arg('input', () => ResetPasswordInputType) input: ResetPasswordInputType, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.auth.resetPassword(parseInput(ResetPasswordSchema, input));
     return true;
   }
 }

@@ -3,7 +3,15 @@ import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Services } from '../../services.js';
 import { userToJson } from '../account/user.view.js';
-import { CodeLoginSchema, LogoutSchema, PasswordLoginSchema, RefreshSchema, RegisterSchema, SendCodeSchema } from './auth.inputs.js';
+import {
+  CodeLoginSchema,
+  LogoutSchema,
+  PasswordLoginSchema,
+  RefreshSchema,
+  RegisterSchema,
+  ResetPasswordSchema,
+  SendCodeSchema,
+} from './auth.inputs.js';
 import type { AuthPayload } from './auth.service.js';
 import type { Principal } from './authenticator.js';
 
@@ -40,6 +48,10 @@ export function authRoutes(services: Services): Router {
   });
   router.post('/refresh', async (req, res) => {
     res.json(authPayloadToJson(await auth.refresh(parseInput(RefreshSchema, req.body).refreshToken)));
+  });
+  router.post('/reset-password', async (req, res) => {
+    await auth.resetPassword(parseInput(ResetPasswordSchema, req.body));
+    res.status(204).end();
   });
   router.post('/logout', requireAuth(services), async (req, res) => {
     await auth.logout(principalOf(res), parseInput(LogoutSchema, req.body).allSessions);

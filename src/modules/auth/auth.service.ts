@@ -7,7 +7,8 @@ import type { AccessTokens } from '../../shared/tokens/access-token.js';
 import type { AccountService } from '../account/account.service.js';
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
 import type { UserView } from '../account/user.view.js';
-import type { CodeLoginInput, PasswordLoginInput, RegisterInput, SendCodeInput } from './auth.inputs.js';
+import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
+import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
 import type { ClientInfo, IssuedRefresh, Sessions } from './sessions.js';
 import type { SmsProvider } from './sms/index.js';
@@ -33,7 +34,6 @@ export interface AuthSettings {
   registrationEnabled: boolean;
   codeTtlSeconds: number;
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
-  loginFailures: { perPhoneIp: number; perIpDaily: number };
   refreshTtlSeconds: number;
 }
 
@@ -44,6 +44,7 @@ export interface AuthDependencies {
   tokens: AccessTokens;
   hasher: PasswordHasher;
   limiter: RateLimiter;
+  passwords: PasswordCheck;
   sms: SmsProvider;
 }
 
@@ -106,27 +107,26 @@ export class AuthService {
     return this.signIn(raced!.id, client, false);
   }
 
-  /**
-   * Each attempt reserves a slot in the failure counters before the (slow) comparison and gives it
-   * back on success, so parallel guesses cannot exceed the limit. Unknown phones and code-only
-   * accounts cost a dummy comparison, so all failures take about the same time.
-   */
+  /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
   async loginWithPassword(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
-    const { accounts, hasher, limiter } = this.deps;
     const phone = this.phone(input.phone);
-    const ip = client.ip ?? 'unknown';
-    const rules: Rule[] = [
-      { key: `login-fail:phone-ip:${phone.e164}:${ip}`, limit: this.settings.loginFailures.perPhoneIp, windowSeconds: 15 * 60 },
-      { key: `login-fail:ip:${ip}`, limit: this.settings.loginFailures.perIpDaily, windowSeconds: DAY },
-    ];
-    await limiter.consume(rules, 'Too many failed sign-in attempts; try again later');
-    const user = await accounts.findByPhone(phone.e164);
-    const ok = user?.passwordHash
-      ? await hasher.compare(input.password, user.passwordHash)
-      : await hasher.compareDummy(input.password);
+    const user = await this.deps.accounts.findByPhone(phone.e164);
+    const ok = await this.deps.passwords.verify(phone.e164, client.ip, input.password, user?.passwordHash);
     if (!user || !ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
-    await limiter.undo(rules);
     return this.signIn(user.id, client, false);
+  }
+
+  /** Sets a new password with a reset-password code and ends every session of the account. */
+  async resetPassword(input: ResetPasswordInput): Promise<void> {
+    const { accounts, codes, hasher, sessions } = this.deps;
+    const phone = this.phone(input.phone);
+    assertPasswordPolicy(input.newPassword, phone);
+    // An unknown phone has no code, so it fails here exactly like a wrong code.
+    await codes.consume(phone.e164, CodePurpose.RESET_PASSWORD, input.code);
+    const user = await accounts.findByPhone(phone.e164);
+    if (!user) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+    await accounts.setPasswordHash(user.id, await hasher.hash(input.newPassword));
+    await sessions.revokeAllOf(user.id);
   }
 
   async register(input: RegisterInput, client: ClientInfo): Promise<AuthPayload> {

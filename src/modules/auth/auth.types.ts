@@ -78,3 +78,15 @@ export class RegisterInputType {
   @Field(() => String, { nullable: true })
   nickname?: string | null;
 }
+
+@InputType('ResetPasswordInput')
+export class ResetPasswordInputType {
+  @Field()
+  phone!: string;
+
+  @Field()
+  code!: string;
+
+  @Field()
+  newPassword!: string;
+}

@@ -9,6 +9,25 @@ export interface ClientInfo {
   userAgent?: string;
 }
 
+export interface SessionView {
+  id: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  userAgent: string | null;
+  ip: string | null;
+  current: boolean;
+}
+
+interface SessionRow {
+  id: string;
+  created_at: Date | string;
+  last_used_at: Date | string;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface IssuedRefresh {
   sessionId: string;
   userId: string;
@@ -69,15 +88,62 @@ export class Sessions {
     throw unauthenticated('The refresh token is invalid, expired or already used');
   }
 
-  /** The per-request check: the session is live and belongs to the token's subject. One indexed query. */
+  /**
+   * The per-request check: the session is live and belongs to the token's subject. One indexed
+   * query; `lastUsedAt` is written at most once a minute per session, after the answer is known.
+   */
   async liveUser(sessionId: string, userId: string): Promise<UserView | undefined> {
-    const row = await this.sql.one<UserRow>(
-      `select ${USER_COLUMNS} from sessions s join users u on u.id = s.user_id
+    const row = await this.sql.one<UserRow & { stale: boolean }>(
+      `select ${USER_COLUMNS}, s.last_used_at < now() - interval '60 seconds' as stale
+         from sessions s join users u on u.id = s.user_id
         where s.id = $1 and s.user_id = $2 and s.revoked_at is null and s.expires_at > now()`,
       [sessionId, userId],
       'session_live_user',
     );
+    if (row?.stale) {
+      this.sql
+        .rows('update sessions set last_used_at = now() where id = $1', [sessionId], 'session_touch')
+        .catch(() => undefined); // best effort: a missed touch only makes lastUsedAt a minute older
+    }
     return row && toUserView(row);
+  }
+
+  /** Live sessions of a user, newest first, the caller's own one marked. */
+  async listLive(userId: string, currentSessionId: string): Promise<SessionView[]> {
+    const rows = await this.sql.rows<SessionRow>(
+      `select id, created_at, last_used_at, user_agent, ip from sessions
+        where user_id = $1 and revoked_at is null and expires_at > now()
+        order by created_at desc, id`,
+      [userId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      createdAt: new Date(r.created_at),
+      lastUsedAt: new Date(r.last_used_at),
+      userAgent: r.user_agent,
+      ip: r.ip,
+      current: r.id === currentSessionId,
+    }));
+  }
+
+  /** Revokes one live session of this user; false when there is none with that id. */
+  async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
+    if (!UUID.test(sessionId)) return false;
+    const revoked = await this.sql.one(
+      `update sessions set revoked_at = now()
+        where id = $1 and user_id = $2 and revoked_at is null and expires_at > now()
+        returning 1 as ok`,
+      [sessionId, userId],
+    );
+    return Boolean(revoked);
+  }
+
+  /** Ends every session of the user except `keepSessionId`. */
+  async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
+    await this.sql.rows('update sessions set revoked_at = now() where user_id = $1 and id <> $2 and revoked_at is null', [
+      userId,
+      keepSessionId,
+    ]);
   }
 
   async revoke(sessionId: string): Promise<void> {

@@ -43,7 +43,13 @@ export async function readSingleFile<T>(
         return;
       }
       consumed = consume(stream);
-      consumed.catch(fail);
+      // A refused file (too large, unreadable) is answered at once: the consumer destroyed the
+      // stream, so busboy would never finish the form, and the rest of the body is not wanted.
+      consumed.catch((error: unknown) => {
+        fail(error);
+        req.unpipe(parser);
+        void settle();
+      });
     });
     parser.on('filesLimit', () => fail(invalid('Send exactly one file')));
     parser.on('partsLimit', () => fail(invalid('Too many parts in the multipart body')));
@@ -52,7 +58,12 @@ export async function readSingleFile<T>(
       settle(error);
     });
     parser.on('close', () => settle());
-    req.on('aborted', () => fail(invalid('The upload was aborted')));
+    // The client went away: without an end the parser would wait forever, and so would the
+    // consumer's stream; destroying the parser errors the file stream, so staging cleans up.
+    req.on('aborted', () => {
+      fail(invalid('The upload was aborted'));
+      parser.destroy(new Error('The upload was aborted'));
+    });
 
     let settled = false;
     async function settle(_error?: unknown) {
