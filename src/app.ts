@@ -1,11 +1,11 @@
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
-import { graphqlErrorHandler, guardUploads } from './graphql/http.js';
+import { graphqlErrorHandler, guardUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -17,9 +17,14 @@ import type { Services } from './services.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { clientInfo, requestId } from './shared/http/request-context.js';
+import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
 
 export const JSON_BODY_LIMIT = '100kb';
+
+/** GraphQL document limits of the contract (depth 10, aliases 15) and GraphQL Armor's defaults for the rest. */
+export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, directives: 50, tokens: 1000, cost: 5000 } as const;
 
 export interface AppOptions {
   config: Config;
@@ -35,10 +40,17 @@ export interface App {
 }
 
 /** Builds the Express app: health, /api/v1, /graphql, and one error handler for all of them. */
+const onlyPost =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    req.method === 'POST' ? handler(req, res, next) : next();
+
 export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
-  app.use(requestId);
+  // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestId, securityHeaders(), corsFor(config.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -51,16 +63,30 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
 
   const api = express.Router();
-  api.use('/auth', publicConfigRoutes(services), authRoutes(services));
-  api.use('/users', avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
-  api.use('/internal', internalRoutes(services, config.internalApiKey));
+  api.use('/auth', noStore, publicConfigRoutes(services), authRoutes(services));
+  api.use('/users', noStore, avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
+  api.use('/internal', noStore, internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
   app.use('/api/v1', api);
 
+  // Depth, alias, directive, token and cost limits, checked while the document is validated:
+  // an abusive document is refused before any resolver runs.
+  const armor = new ApolloArmor({
+    maxDepth: { n: GRAPHQL_LIMITS.depth, ignoreIntrospection: true },
+    maxAliases: { n: GRAPHQL_LIMITS.aliases },
+    maxDirectives: { n: GRAPHQL_LIMITS.directives },
+    // Armor's token limit throws from a parsing hook, which Apollo answers with a 500; see limitTokens.
+    maxTokens: { enabled: false },
+    costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
+    blockFieldSuggestion: { enabled: config.isProduction },
+  }).protect();
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
     formatError,
-    plugins: [errorPlugin(logger)],
+    // Armor's typings name Apollo's CommonJS build; the plugins are the same objects.
+    plugins: [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), errorPlugin(logger)],
+    validationRules: armor.validationRules,
+    allowBatchedHttpRequests: false,
     introspection: !config.isProduction,
     // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.
     hideSchemaDetailsFromClientErrors: config.isProduction,
@@ -71,8 +97,11 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   await apollo.start();
   app.use(
     '/graphql',
+    onlyPost(noStore),
+    limitTokens(GRAPHQL_LIMITS.tokens),
     guardUploads(services),
-    graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes, maxFiles: 1, maxFieldSize: 100 * 1024 }),
+    // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
+    graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         let principal: Promise<Principal> | undefined;

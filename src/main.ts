@@ -24,6 +24,7 @@ async function main(): Promise<void> {
       `  Database:  ${server.databaseMode}`,
       `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
       `  Avatars:   ${server.services.avatarStorage.description}`,
+      `  Counters:  ${server.services.counterStore}`,
       '',
     ].join('\n'),
   );

@@ -10,6 +10,7 @@ import { Sql } from './db/sql.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
+import { redactUrl } from './shared/url.js';
 
 export interface RunningServer {
   url: string;
@@ -42,7 +43,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const sql = await Sql.fromOrm(orm, { prepare: config.database.preparedStatements && !embedded });
     const services = createServices(config, sql, logger, { sms: options.sms });
     let stopping = false;
-    const ready = async () => !stopping && (await sql.one('select 1 as ok').then(() => true, () => false));
+    const ready = async () =>
+      !stopping && (await sql.one('select 1 as ok').then(() => true, () => false)) && (await services.storesReady());
     const { express, apollo } = await createApp({ config, services, logger, ready });
     const stopJanitor = startJanitor(sql, logger);
 
@@ -78,10 +80,4 @@ export async function startServer(config: Config, logger: Logger, options: Start
     await embedded?.stop().catch(() => undefined);
     throw error;
   }
-}
-
-function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
 }

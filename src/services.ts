@@ -18,10 +18,12 @@ import { StatsService } from './modules/stats/stats.service.js';
 import { UsageService } from './modules/stats/usage.service.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
 import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
+import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
 import { AccessTokens } from './shared/tokens/access-token.js';
 import { loadKeys } from './shared/tokens/secrets.js';
 import type { Logger } from './shared/logger.js';
+import { redactUrl } from './shared/url.js';
 import { join } from 'node:path';
 
 export interface Services {
@@ -36,6 +38,10 @@ export interface Services {
   usage: UsageService;
   sms: SmsProvider;
   limits: { avatarMaxBytes: number };
+  /** Where counters live, for the start-up summary. */
+  counterStore: string;
+  /** Whether the stores besides the database answer (Redis when configured). */
+  storesReady(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -68,7 +74,8 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
   });
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms);
-  const limiter = new RateLimiter(new PostgresRateLimitStore(sql));
+  const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
+  const limiter = new RateLimiter(redis ?? new PostgresRateLimitStore(sql));
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
   const codes = new VerificationCodes(sql, keys.codes, config.code);
   const auth = new AuthService(
@@ -105,6 +112,11 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
     stats: new StatsService(sql),
     usage: new UsageService(sql),
     sms,
-    close: () => hasher.close(),
+    counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
+    storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
+    close: async () => {
+      await hasher.close();
+      await redis?.close();
+    },
   };
 }

@@ -42,6 +42,10 @@ const envSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000),
   REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10),
   AVATAR_MAX_BYTES: int(1024).default(5242880),
+  CORS_ORIGINS: z.string().default(''),
+  TRUST_PROXY: z.string().default('false'),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// URL' }).optional(),
+  REDIS_KEY_PREFIX: z.string().default('meeting-accounts:'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
@@ -67,6 +71,12 @@ export interface Config {
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
   avatar: { maxBytes: number };
+  /** Origins allowed by CORS; any other Origin gets no CORS headers. */
+  corsOrigins: string[];
+  /** Express `trust proxy`: false (default), true, a hop count, or addresses/subnets. */
+  trustProxy: boolean | number | string[];
+  /** Counters go to Redis when set, else to PostgreSQL. */
+  redis?: { url: string; keyPrefix: string };
   /** Shared key of service-to-service routes; they are off when it is not set. */
   internalApiKey?: string;
 }
@@ -98,6 +108,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   }
   if (e.NODE_ENV === 'production' && e.SMS_PROVIDER === undefined) {
     problems.push('SMS_PROVIDER: must be chosen explicitly when NODE_ENV=production');
+  }
+  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
+  }
+  if (parseTrustProxy(e.TRUST_PROXY) === undefined) {
+    problems.push('TRUST_PROXY: must be false, true, a number of proxy hops, or a comma-separated list of addresses/subnets');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -131,7 +148,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     avatar: { maxBytes: e.AVATAR_MAX_BYTES },
     internalApiKey: e.INTERNAL_API_KEY,
+    corsOrigins: origins,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
   });
+}
+
+function parseTrustProxy(value: string): boolean | number | string[] | undefined {
+  const v = value.trim();
+  if (v === 'false' || v === '0' || v === '') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  return list.every((s) => /^[0-9a-fA-F:.]+(\/\d+)?$|^(loopback|linklocal|uniquelocal)$/.test(s)) ? list : undefined;
 }
 
 function deepFreeze<T>(value: T): Readonly<T> {

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { GraphQLError, parse } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { describe } from '../shared/errors/catalogue.js';
 import { toHttpAppError } from '../shared/http/problem.js';
@@ -41,5 +42,25 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
     const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
     if (appError.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
     res.status(describe(appError.code).status).json({ errors: [{ message, extensions }] });
+  };
+}
+
+/**
+ * Refuses documents of more than `maxTokens` tokens before Apollo parses them (a lexer-level
+ * limit of graphql-js). A document cannot have more tokens than characters, so shorter ones skip
+ * the check; syntax errors are left to Apollo, which answers them as usual.
+ */
+export function limitTokens(maxTokens: number): RequestHandler {
+  return (req, _res, next) => {
+    const query: unknown = req.body?.query;
+    if (typeof query !== 'string' || query.length <= maxTokens) return next();
+    try {
+      parse(query, { maxTokens, noLocation: true });
+    } catch (error) {
+      if (error instanceof GraphQLError && /tokens/.test(error.message)) {
+        throw new AppError(ErrorCode.VALIDATION_FAILED, `The document has more than ${maxTokens} tokens`);
+      }
+    }
+    next();
   };
 }

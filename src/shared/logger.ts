@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Paths that may carry secrets; pino replaces them wherever they appear in a log object. */
 // (`code` is not listed: it is also the SQLSTATE of database errors, which operators need.)
@@ -8,8 +8,10 @@ const REDACT = [
   'req.headers.authorization', 'headers.authorization', 'body', '*.body',
 ];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'meeting-accounts' } });
+/** JSON lines to standard output, or to `destination` (tests capture logs this way). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'meeting-accounts' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type { Logger };

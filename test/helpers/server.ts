@@ -20,6 +20,8 @@ export interface TestServer {
   server: RunningServer;
   /** The last SMS code sent to `phone` for `purpose`, read from the file provider's outbox. */
   codeFor(phone: string, purpose?: string): Promise<string>;
+  /** Every log line the server wrote, when started with `{ captureLogs: true }`. */
+  logs(): string;
   /** Every SMS sent, oldest first. */
   outbox(): Promise<{ phone: string; code: string; purpose: string; sentAt: string }[]>;
   /** Empties every table and the outbox; call before each test. */
@@ -32,7 +34,10 @@ export interface TestServer {
  * Starts the real service (Express + Apollo) on a random loopback port against this worker's
  * PostgreSQL database, with the file SMS provider. `env` overrides any configuration variable.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { captureLogs?: boolean } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-server-'));
   const outboxFile = join(dir, 'sms.jsonl');
   const config = loadConfig({
@@ -51,7 +56,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PASSWORD_HASH_THREADS: '2',
     ...env,
   });
-  const server = await startServer(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const captured: string[] = [];
+  const logger = options.captureLogs
+    ? createLogger('trace', { write: (line: string) => void captured.push(line) })
+    : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const server = await startServer(config, logger);
   const outbox = async () => {
     const text = await readFile(outboxFile, 'utf8').catch(() => '');
     return text
@@ -65,6 +74,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     http: new HttpClient(server.url),
     server,
     outbox,
+    logs: () => captured.join(''),
     async codeFor(phone, purpose = 'login') {
       const message = (await outbox()).reverse().find((m) => m.phone === phone && m.purpose === purpose);
       if (!message) throw new Error(`no ${purpose} code was sent to ${phone}`);

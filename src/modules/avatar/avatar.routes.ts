@@ -30,7 +30,8 @@ export function avatarServeRoute({ avatars }: Services): Router {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.setHeader('ETag', etag);
-    if (req.get('if-none-match') === etag) {
+    // req.fresh compares If-None-Match as RFC 9110 says: a list of tags, weak ones, or *.
+    if (req.fresh) {
       avatar.body.destroy();
       res.status(304).end();
       return;
