@@ -16,7 +16,7 @@ import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import type { Services } from './services.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
-import { clientInfo, requestId } from './shared/http/request-context.js';
+import { clientInfo, requestContext } from './shared/http/request-context.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
@@ -50,7 +50,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.disable('x-powered-by');
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
-  app.use(requestId, securityHeaders(), corsFor(config.corsOrigins));
+  app.use(requestContext(logger), securityHeaders(), corsFor(config.corsOrigins));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -60,6 +60,9 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
   });
 
+  // Before the body is parsed, so that a refused body (413, malformed JSON) is not cacheable either.
+  app.use(['/api/v1/auth', '/api/v1/users', '/api/v1/internal'], noStore);
+  app.use('/graphql', onlyPost(noStore));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
 
   const api = express.Router();

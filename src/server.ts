@@ -35,7 +35,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     if (!config.database.url) embedded = await startEmbeddedDatabase(config.dataDir);
     const url = config.database.url ?? embedded!.url;
     // PGlite is a single session: more than one pooled connection deadlocks inside transactions.
-    orm = await openOrm({ url, poolSize: embedded ? 1 : config.database.poolSize });
+    orm = await openOrm({ url, poolSize: embedded ? 1 : config.database.poolSize, statementTimeout: !embedded && config.database.preparedStatements });
     if (config.migrateOnStart) {
       const applied = await migrate(orm, embedded ? undefined : url);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -64,8 +64,11 @@ export async function startServer(config: Config, logger: Logger, options: Start
         stopping = true;
         stopJanitor();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections become idle as their last request finishes: close them as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
         server.closeIdleConnections();
         await closed;
+        clearInterval(sweep);
         logger.debug('http listener closed');
         await apollo.stop();
         await services.close();

@@ -12,6 +12,7 @@ import { VerificationCodes } from './modules/auth/verification-codes.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
+import { S3AvatarStorage } from './modules/avatar/s3-storage.js';
 import { UploadStaging } from './modules/avatar/upload-staging.js';
 import { PublicConfigService } from './modules/public-config/public-config.service.js';
 import { StatsService } from './modules/stats/stats.service.js';
@@ -88,7 +89,10 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
       refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     },
   );
-  const avatarStorage = new LocalAvatarStorage(join(config.dataDir, 'avatars'));
+  const avatarStorage =
+    config.avatar.storage === 's3'
+      ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
+      : new LocalAvatarStorage(join(config.dataDir, 'avatars'));
   const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);
   return {
     auth,

@@ -26,8 +26,15 @@ const envSchema = z.object({
     .default('CN'),
   REGISTRATION_ENABLED: bool.default(true),
   PUBLIC_CONFIG_FILE: z.string().optional(),
-  SMS_PROVIDER: z.enum(['console', 'file']).optional(),
+  SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook']).optional(),
   SMS_OUTBOX_FILE: z.string().optional(),
+  SMS_TIMEOUT_MS: int(100, 60_000).default(5000),
+  TWILIO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  TWILIO_FROM: z.string().optional(),
+  SMS_WEBHOOK_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  SMS_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   CODE_TTL_SECONDS: int(30, 86400).default(300),
   CODE_MAX_ATTEMPTS: int(1, 100).default(5),
   SEND_CODE_INTERVAL_SECONDS: int(0, 3600).default(60),
@@ -46,6 +53,14 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// URL' }).optional(),
   REDIS_KEY_PREFIX: z.string().default('meeting-accounts:'),
+  AVATAR_STORAGE: z.enum(['local', 's3']).default('local'),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
 });
 
@@ -64,13 +79,23 @@ export interface Config {
   defaultPhoneRegion: string;
   registrationEnabled: boolean;
   publicConfigFile?: string;
-  sms: { provider: 'console' | 'file'; outboxFile: string };
+  sms: {
+    provider: 'console' | 'file' | 'twilio' | 'webhook';
+    outboxFile: string;
+    timeoutMs: number;
+    twilio: { baseUrl: string; accountSid: string; authToken: string; from: string };
+    webhook: { url: string; secret: string };
+  };
   code: { length: 6; ttlSeconds: number; maxAttempts: number };
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
   loginFailures: { perPhoneIp: number; perIpDaily: number };
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
-  avatar: { maxBytes: number };
+  avatar: {
+    maxBytes: number;
+    storage: 'local' | 's3';
+    s3: { bucket: string; region: string; endpoint?: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; prefix: string };
+  };
   /** Origins allowed by CORS; any other Origin gets no CORS headers. */
   corsOrigins: string[];
   /** Express `trust proxy`: false (default), true, a hop count, or addresses/subnets. */
@@ -106,6 +131,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.SMS_PROVIDER === 'file' && !e.SMS_OUTBOX_FILE) {
     problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
   }
+  if (e.SMS_PROVIDER === 'twilio') {
+    for (const key of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const) {
+      if (!e[key]) problems.push(`${key}: required when SMS_PROVIDER=twilio`);
+    }
+  }
+  if (e.SMS_PROVIDER === 'webhook') {
+    if (!e.SMS_WEBHOOK_URL) problems.push('SMS_WEBHOOK_URL: required when SMS_PROVIDER=webhook');
+    if (!e.SMS_WEBHOOK_SECRET) problems.push('SMS_WEBHOOK_SECRET: required when SMS_PROVIDER=webhook');
+  }
+  if (e.AVATAR_STORAGE === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET: required when AVATAR_STORAGE=s3');
+  if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither (neither: the AWS default credential chain)');
+  }
   if (e.NODE_ENV === 'production' && e.SMS_PROVIDER === undefined) {
     problems.push('SMS_PROVIDER: must be chosen explicitly when NODE_ENV=production');
   }
@@ -131,7 +169,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     defaultPhoneRegion: e.DEFAULT_PHONE_REGION,
     registrationEnabled: e.REGISTRATION_ENABLED,
     publicConfigFile: e.PUBLIC_CONFIG_FILE,
-    sms: { provider: e.SMS_PROVIDER ?? 'console', outboxFile: e.SMS_OUTBOX_FILE ?? '' },
+    sms: {
+      provider: e.SMS_PROVIDER ?? 'console',
+      outboxFile: e.SMS_OUTBOX_FILE ?? '',
+      timeoutMs: e.SMS_TIMEOUT_MS,
+      twilio: {
+        baseUrl: e.TWILIO_BASE_URL,
+        accountSid: e.TWILIO_ACCOUNT_SID ?? '',
+        authToken: e.TWILIO_AUTH_TOKEN ?? '',
+        from: e.TWILIO_FROM ?? '',
+      },
+      webhook: { url: e.SMS_WEBHOOK_URL ?? '', secret: e.SMS_WEBHOOK_SECRET ?? '' },
+    },
     code: { length: 6, ttlSeconds: e.CODE_TTL_SECONDS, maxAttempts: e.CODE_MAX_ATTEMPTS },
     sendCode: {
       intervalSeconds: e.SEND_CODE_INTERVAL_SECONDS,
@@ -146,7 +195,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       refreshTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       refreshReuseGraceSeconds: e.REFRESH_REUSE_GRACE_SECONDS,
     },
-    avatar: { maxBytes: e.AVATAR_MAX_BYTES },
+    avatar: {
+      maxBytes: e.AVATAR_MAX_BYTES,
+      storage: e.AVATAR_STORAGE,
+      s3: {
+        bucket: e.S3_BUCKET ?? '',
+        region: e.S3_REGION,
+        endpoint: e.S3_ENDPOINT,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        prefix: e.S3_PREFIX,
+      },
+    },
     internalApiKey: e.INTERNAL_API_KEY,
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,

@@ -10,7 +10,16 @@ import { Migration20261121140000 } from './migrations/Migration20261121140000.js
 export interface OrmOptions {
   url: string;
   poolSize: number;
+  /** Server-side statement timeout; off for the embedded database, which runs one statement at a time anyway. */
+  statementTimeout?: boolean;
 }
+
+/**
+ * An unreachable database must cost a bounded time per request (then 503), never a hang: connecting
+ * gives up after 2 s, a query after 10 s (client side, and server side where supported).
+ */
+const CONNECT_TIMEOUT_MS = 2_000;
+const QUERY_TIMEOUT_MS = 10_000;
 
 /** Migrations are listed explicitly so that the same list runs from source (tests) and from dist. */
 export const migrations = [
@@ -19,7 +28,7 @@ export const migrations = [
   { name: 'Migration20261121140000', class: Migration20261121140000 },
 ];
 
-export function ormConfig({ url, poolSize }: OrmOptions): Options {
+export function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({
     clientUrl: url,
     entities: [User],
@@ -27,7 +36,12 @@ export function ormConfig({ url, poolSize }: OrmOptions): Options {
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true, snapshot: false },
     pool: { min: 0, max: poolSize, idleTimeoutMillis: 30_000 },
-    driverOptions: { connectionTimeoutMillis: 5_000 },
+    driverOptions: {
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      ...(statementTimeout ? { statement_timeout: QUERY_TIMEOUT_MS } : {}),
+      keepAlive: true,
+    },
     allowGlobalContext: false,
     debug: false,
   });
@@ -48,7 +62,7 @@ const MIGRATION_LOCK = 4_127_733_019;
  */
 export async function migrate(orm: MikroORM, lockUrl?: string): Promise<string[]> {
   if (!lockUrl) return (await orm.migrator.up()).map((m) => m.name);
-  const lock = new pg.Client({ connectionString: lockUrl, connectionTimeoutMillis: 5_000 });
+  const lock = new pg.Client({ connectionString: lockUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);

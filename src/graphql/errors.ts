@@ -2,6 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { isServerFault } from '../shared/errors/catalogue.js';
 import { toAppError } from '../shared/errors/normalize.js';
 import type { Logger } from '../shared/logger.js';
 import type { GraphQLContext } from './context.js';
@@ -49,15 +50,19 @@ function variableFields(message: string): Record<string, string> | undefined {
   return { [key]: detail };
 }
 
-/** Logs unexpected errors with the request id, and answers rate limits with a Retry-After header too. */
+/** Logs unexpected errors, puts the request id in every error, and answers rate limits with a Retry-After header too. */
 export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
         async didEncounterErrors({ errors, contextValue }) {
           for (const error of errors) {
-            const appError = toAppError(unwrapResolverError(error));
-            if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+            const original = unwrapResolverError(error);
+            // The client's own mistake (answered as VALIDATION_FAILED): not logged, as graphql-js
+            // messages quote the variables, passwords included.
+            if (!(original instanceof AppError) && REQUEST_ERRORS.has(String(error.extensions?.code))) continue;
+            const appError = toAppError(original);
+            if (isServerFault(appError.code)) {
               logger.error({ err: appError.cause ?? appError, requestId: contextValue?.requestId, path: error.path }, 'graphql operation failed');
             }
           }
@@ -68,9 +73,7 @@ export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> 
           result.errors = result.errors!.map((error) => {
             const retryAfter = error.extensions?.retryAfter;
             if (typeof retryAfter === 'number') response.http.headers.set('retry-after', String(retryAfter));
-            return error.extensions?.code === ErrorCode.INTERNAL
-              ? { ...error, extensions: { ...error.extensions, requestId: contextValue?.requestId } }
-              : error;
+            return { ...error, extensions: { ...error.extensions, requestId: contextValue?.requestId } };
           });
         },
       };

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { GraphQLError, parse } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
-import { describe } from '../shared/errors/catalogue.js';
+import { describe, isServerFault } from '../shared/errors/catalogue.js';
 import { toHttpAppError } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
@@ -29,7 +29,7 @@ export function guardUploads({ authenticator }: Services): RequestHandler {
 export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const appError = toHttpAppError(error);
-    if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+    if (isServerFault(appError.code)) {
       logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'graphql request failed');
     }
     if (res.headersSent) {
@@ -38,7 +38,7 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     const extensions: Record<string, unknown> = { code: appError.code };
     if (appError.fields) extensions.fields = appError.fields;
-    if (appError.code === ErrorCode.INTERNAL) extensions.requestId = res.locals.requestId;
+    extensions.requestId = res.locals.requestId;
     const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
     if (appError.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
     res.status(describe(appError.code).status).json({ errors: [{ message, extensions }] });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Paths that may carry secrets; pino replaces them wherever they appear in a log object. */
@@ -5,12 +6,28 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 const REDACT = [
   'password', 'newPassword', 'currentPassword', 'refreshToken', 'accessToken', 'token', 'secret',
   '*.password', '*.newPassword', '*.currentPassword', '*.refreshToken', '*.accessToken', '*.token',
-  'req.headers.authorization', 'headers.authorization', 'body', '*.body',
+  'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]',
+  'headers.authorization', 'body', '*.body',
 ];
+
+const requestScope = new AsyncLocalStorage<{ requestId: string }>();
+
+/** Runs `work` with `requestId` attached to every log line written while it (and what it awaits) runs. */
+export function withRequestId<T>(requestId: string, work: () => T): T {
+  return requestScope.run({ requestId }, work);
+}
 
 /** JSON lines to standard output, or to `destination` (tests capture logs this way). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'meeting-accounts' } };
+  const options = {
+    level,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { service: 'meeting-accounts' },
+    mixin: () => {
+      const scope = requestScope.getStore();
+      return scope ? { requestId: scope.requestId } : {};
+    },
+  };
   return destination ? pino(options, destination) : pino(options);
 }
 

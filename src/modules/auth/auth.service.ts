@@ -85,7 +85,13 @@ export class AuthService {
     const mustExist = purpose === CodePurpose.RESET_PASSWORD || purpose === CodePurpose.DELETE_ACCOUNT;
     if (!mustExist || user) {
       const code = await codes.issue(phone.e164, purpose);
-      await sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds });
+      try {
+        await sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds });
+      } catch (error) {
+        // Nothing reached the user: the attempt must not use up the phone's allowance.
+        await limiter.undo(perPhone);
+        throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+      }
     }
     return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };
   }

@@ -38,9 +38,16 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 500, title: 'Internal server error' };
     case ErrorCode.SERVICE_UNAVAILABLE:
       return { status: 503, title: 'Service unavailable' };
+    case ErrorCode.SMS_DELIVERY_FAILED:
+      return { status: 502, title: 'SMS delivery failed' };
     default: {
       const unreachable: never = code;
       throw new Error(`Unknown error code ${String(unreachable)}`);
     }
   }
+}
+
+/** Failures on our side (or a provider's) that operators must see in the logs, with the cause. */
+export function isServerFault(code: ErrorCode): boolean {
+  return code === ErrorCode.INTERNAL || code === ErrorCode.SERVICE_UNAVAILABLE || code === ErrorCode.SMS_DELIVERY_FAILED;
 }

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error.js';
-import { describe } from '../errors/catalogue.js';
+import { describe, isServerFault } from '../errors/catalogue.js';
 import { toAppError } from '../errors/normalize.js';
 import type { Logger } from '../logger.js';
 
@@ -62,7 +62,7 @@ function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unkn
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const appError = toHttpAppError(error);
-    if (appError.code === ErrorCode.INTERNAL || appError.code === ErrorCode.SERVICE_UNAVAILABLE) {
+    if (isServerFault(appError.code)) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');
     }
     if (res.headersSent) {

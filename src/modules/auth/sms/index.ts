@@ -1,6 +1,7 @@
 import type { Config } from '../../../config/config.js';
 import { ConsoleSmsProvider } from './console-sms.js';
 import { FileSmsProvider } from './file-sms.js';
+import { TwilioSmsProvider, WebhookSmsProvider } from './http-sms.js';
 import type { SmsProvider } from './sms-provider.js';
 
 export function createSmsProvider(config: Config['sms']): SmsProvider {
@@ -9,7 +10,12 @@ export function createSmsProvider(config: Config['sms']): SmsProvider {
       return new ConsoleSmsProvider();
     case 'file':
       return new FileSmsProvider(config.outboxFile);
+    case 'twilio':
+      return new TwilioSmsProvider({ ...config.twilio, timeoutMs: config.timeoutMs });
+    case 'webhook':
+      return new WebhookSmsProvider({ ...config.webhook, timeoutMs: config.timeoutMs });
   }
 }
 
 export type { SmsMessage, SmsProvider } from './sms-provider.js';
+export { SmsDeliveryError } from './http-sms.js';
