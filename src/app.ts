@@ -13,7 +13,8 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
-import type { Services } from './services.js';
+import { SERVICE_VERSION, type Services } from './services.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { clientInfo, requestContext } from './shared/http/request-context.js';
@@ -70,6 +71,10 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   api.use('/users', noStore, avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
   api.use('/internal', noStore, internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
+  const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
+  api.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(openApi);
+  });
   app.use('/api/v1', api);
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
@@ -16,6 +17,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** The Express application, for introspection by tests (the route list). */
+  express: Express;
   /** The service's own connection pool, for operational scripts and tests. */
   sql: Sql;
   databaseMode: string;
@@ -58,6 +61,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
       port,
       services,
+      express,
       sql,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
       async stop() {

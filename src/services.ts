@@ -47,7 +47,7 @@ export interface Services {
 }
 
 /** The package version, read once; the file sits one level up from src/ and two from dist/src/. */
-const version = ((): string => {
+export const SERVICE_VERSION = ((): string => {
   for (const candidate of ['../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(candidate, import.meta.url), 'utf8')) as { name?: string; version: string };
@@ -112,7 +112,7 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
     avatars: new AvatarService(sql, accounts, avatarStorage, staging, logger),
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },
-    publicConfig: new PublicConfigService(config, version),
+    publicConfig: new PublicConfigService(config, SERVICE_VERSION),
     stats: new StatsService(sql),
     usage: new UsageService(sql),
     sms,

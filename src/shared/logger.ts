@@ -8,6 +8,8 @@ const REDACT = [
   '*.password', '*.newPassword', '*.currentPassword', '*.refreshToken', '*.accessToken', '*.token',
   'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-internal-key"]',
   'headers.authorization', 'body', '*.body',
+  // A database error's detail quotes the failing row ("Failing row contains (…)"): password hash included.
+  'err.detail', 'err.cause.detail',
 ];
 
 const requestScope = new AsyncLocalStorage<{ requestId: string }>();

@@ -2,12 +2,13 @@ import { Router } from 'express';
 import type { Services } from '../../services.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
+import type { SessionJson } from '../../openapi/shapes.js';
 import { principalOf, requireAuth } from '../auth/auth.routes.js';
 import type { SessionView } from '../auth/sessions.js';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from './account.inputs.js';
 import { userToJson } from './user.view.js';
 
-export function sessionToJson(session: SessionView) {
+export function sessionToJson(session: SessionView): SessionJson {
   return { ...session, createdAt: session.createdAt.toISOString(), lastUsedAt: session.lastUsedAt.toISOString() };
 }
 

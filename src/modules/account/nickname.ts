@@ -2,6 +2,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 export const NICKNAME_MAX_LENGTH = 32;
+const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 
 /** Trims and checks a nickname: 1-32 user-perceived characters (an emoji counts as one), no control characters. */
 export function normaliseNickname(raw: string): string {
@@ -11,7 +12,10 @@ export function normaliseNickname(raw: string): string {
     new AppError(ErrorCode.VALIDATION_FAILED, `nickname ${reason}`, { fields: { nickname: reason } });
   if (length === 0) throw invalid('must not be empty');
   if (length > NICKNAME_MAX_LENGTH) throw invalid(`must be at most ${NICKNAME_MAX_LENGTH} characters`);
-  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(nickname.replace(/\u200d|\ufe0f/g, ''))) {
+  // Parts of emoji are not control characters: joiners, variation selectors, and tag characters
+  // inside a flag tag sequence (🏴 + tags + cancel tag: England, Scotland, Wales) and nowhere else.
+  const withoutEmojiParts = nickname.replace(EMOJI_TAG_SEQUENCE, '').replace(/\u200d|\ufe0f/g, '');
+  if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(withoutEmojiParts)) {
     throw invalid('must not contain control characters');
   }
   return nickname;

@@ -1,3 +1,5 @@
+import type { UserJson } from '../../openapi/shapes.js';
+
 /** The public face of an account: what both transports return. No secret can reach it. */
 export interface UserView {
   id: string;
@@ -39,7 +41,7 @@ export function toUserView(row: UserRow): UserView {
 }
 
 /** Plain JSON for REST: ISO-8601 timestamps. */
-export function userToJson(user: UserView) {
+export function userToJson(user: UserView): UserJson {
   return {
     id: user.id,
     phone: user.phone,

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
+import type { AuthPayloadJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { userToJson } from '../account/user.view.js';
 import {
@@ -15,7 +16,7 @@ import {
 import type { AuthPayload } from './auth.service.js';
 import type { Principal } from './authenticator.js';
 
-export function authPayloadToJson(payload: AuthPayload) {
+export function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };
 }
 

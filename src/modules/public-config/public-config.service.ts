@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from '../../config/config.js';
+import type { PublicConfigJson } from '../../openapi/shapes.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../../shared/password/password-policy.js';
 import { ACCEPTED_AVATAR_TYPES } from '../avatar/avatar-image.js';
 
@@ -48,7 +49,7 @@ const DEFAULT_CONTENT = {
   },
 };
 
-export type PublicConfig = ReturnType<PublicConfigService['get']>;
+export type PublicConfig = PublicConfigJson;
 
 /** What clients may know of the service: registration switch, about, help center and the limits they must respect. */
 export class PublicConfigService {
@@ -65,7 +66,7 @@ export class PublicConfigService {
     };
   }
 
-  get() {
+  get(): PublicConfigJson {
     const { config } = this;
     return {
       registrationEnabled: config.registrationEnabled,

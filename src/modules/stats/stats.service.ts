@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/sql.js';
+import type { UserStatsJson } from '../../openapi/shapes.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 export interface UserStats {
@@ -83,7 +84,7 @@ export class StatsService {
 }
 
 /** Plain JSON for REST: ISO-8601 timestamps. */
-export function statsToJson(stats: UserStats) {
+export function statsToJson(stats: UserStats): UserStatsJson {
   return {
     ...stats,
     lastLoginAt: stats.lastLoginAt?.toISOString() ?? null,

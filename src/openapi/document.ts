@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from '../modules/account/account.inputs.js';
+import {
+  CodeLoginSchema,
+  LogoutSchema,
+  PasswordLoginSchema,
+  RefreshSchema,
+  RegisterSchema,
+  ResetPasswordSchema,
+  SendCodeSchema,
+} from '../modules/auth/auth.inputs.js';
+import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
+import { describe as describeCode } from '../shared/errors/catalogue.js';
+import type { ErrorCode } from '../shared/errors/app-error.js';
+import {
+  AuthPayloadJson,
+  HealthJson,
+  Problem,
+  PublicConfigJson,
+  SendCodeResultJson,
+  SessionJson,
+  UserJson,
+  UserStatsJson,
+} from './shapes.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Auth = 'none' | 'bearer' | 'internal';
+
+interface Operation {
+  method: Method;
+  path: string;
+  summary: string;
+  auth: Auth;
+  /** The zod schema the route parses its JSON body with. */
+  body?: z.ZodType;
+  /** A multipart upload with one file in `file`. */
+  upload?: boolean;
+  ok: { status: number; schema?: z.ZodType; content?: string; description: string };
+  errors: ErrorCode[];
+}
+
+const ALWAYS: ErrorCode[] = ['INTERNAL', 'SERVICE_UNAVAILABLE'];
+const BEARER: ErrorCode[] = ['UNAUTHENTICATED'];
+
+/** Every REST route of the service. A test checks this list against the routes Express really has. */
+export const OPERATIONS: Operation[] = [
+  { method: 'get', path: '/healthz', summary: 'Liveness', auth: 'none', ok: { status: 200, schema: HealthJson, description: 'The process runs' }, errors: [] },
+  { method: 'get', path: '/readyz', summary: 'Readiness: database (and Redis) reachable, not shutting down', auth: 'none', ok: { status: 200, schema: HealthJson, description: 'Ready' }, errors: ['SERVICE_UNAVAILABLE'] },
+  { method: 'get', path: '/api/v1/openapi.json', summary: 'This document', auth: 'none', ok: { status: 200, description: 'OpenAPI 3.1 document' }, errors: [] },
+  { method: 'get', path: '/api/v1/auth/config', summary: 'Public configuration', auth: 'none', ok: { status: 200, schema: PublicConfigJson, description: 'Registration switch, about, help center, limits' }, errors: [] },
+  {
+    method: 'post', path: '/api/v1/auth/send-code', summary: 'Send a verification code by SMS', auth: 'none', body: SendCodeSchema,
+    ok: { status: 200, schema: SendCodeResultJson, description: 'Sent (for reset-password and delete-account also when the phone has no account, but then nothing is sent)' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED', 'RATE_LIMITED', 'SMS_DELIVERY_FAILED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
+    ok: { status: 201, schema: AuthPayloadJson, description: 'Created and signed in' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/refresh', summary: 'Rotate a refresh token', auth: 'none', body: RefreshSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'A new pair; the old refresh token stops working' },
+    errors: ['VALIDATION_FAILED', 'UNAUTHENTICATED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/reset-password', summary: 'Set a new password with a reset-password code', auth: 'none', body: ResetPasswordSchema,
+    ok: { status: 204, description: 'Password set; every session revoked' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/logout', summary: 'Revoke the current session, or all of them', auth: 'bearer', body: LogoutSchema,
+    ok: { status: 204, description: 'Revoked' }, errors: ['VALIDATION_FAILED', ...BEARER],
+  },
+  { method: 'get', path: '/api/v1/users/me', summary: 'The signed-in user', auth: 'bearer', ok: { status: 200, schema: UserJson, description: 'The user' }, errors: BEARER },
+  {
+    method: 'patch', path: '/api/v1/users/me', summary: 'Update the profile', auth: 'bearer', body: UpdateProfileSchema,
+    ok: { status: 200, schema: UserJson, description: 'The updated user' }, errors: ['VALIDATION_FAILED', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me', summary: 'Delete the account with a delete-account code', auth: 'bearer', body: DeleteAccountSchema,
+    ok: { status: 204, description: 'Deleted' }, errors: ['VALIDATION_FAILED', 'INVALID_CODE', ...BEARER],
+  },
+  {
+    method: 'put', path: '/api/v1/users/me/password', summary: 'Change or set the password', auth: 'bearer', body: ChangePasswordSchema,
+    ok: { status: 204, description: 'Changed; every other session revoked' },
+    errors: ['VALIDATION_FAILED', 'WEAK_PASSWORD', 'INVALID_CREDENTIALS', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/avatar', summary: 'Replace the avatar', auth: 'bearer', upload: true,
+    ok: { status: 200, schema: UserJson, description: 'The user with the new avatarUrl' },
+    errors: ['VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_IMAGE', ...BEARER],
+  },
+  { method: 'get', path: '/api/v1/users/me/stats', summary: 'Personal statistics', auth: 'bearer', ok: { status: 200, schema: UserStatsJson, description: 'Statistics' }, errors: BEARER },
+  {
+    method: 'get', path: '/api/v1/users/me/sessions', summary: 'Live sessions, newest first', auth: 'bearer',
+    ok: { status: 200, schema: z.array(SessionJson), description: 'Sessions' }, errors: BEARER,
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/sessions/{id}', summary: 'Revoke one session', auth: 'bearer',
+    ok: { status: 204, description: 'Revoked' }, errors: ['NOT_FOUND', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',
+    ok: { status: 200, content: 'image/webp', description: 'WebP image' }, errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'post', path: '/api/v1/internal/meeting-usage', summary: 'Meeting usage report (service to service; off without INTERNAL_API_KEY)', auth: 'internal', body: MeetingUsageSchema,
+    ok: { status: 204, description: 'Recorded (a retried report counts once)' }, errors: ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'NOT_FOUND'],
+  },
+];
+
+const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+
+/** Builds the OpenAPI 3.1 document from the route list and the zod schemas the routes use. */
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const responses: Record<string, unknown> = {
+      [op.ok.status]: {
+        description: op.ok.description,
+        ...(op.ok.schema && { content: { 'application/json': { schema: jsonSchema(op.ok.schema) } } }),
+        ...(op.ok.content && { content: { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } } }),
+      },
+    };
+    for (const code of [...new Set([...op.errors, ...ALWAYS])]) {
+      const { status, title } = describeCode(code);
+      const existing = responses[status] as { description: string } | undefined;
+      responses[status] = {
+        description: existing ? `${existing.description}; ${code}` : `${title}: ${code}`,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      summary: op.summary,
+      operationId: `${op.method}${op.path.replace(/[^a-zA-Z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      ...(parameters.length > 0 && { parameters }),
+      ...(op.auth === 'bearer' && { security: [{ bearer: [] }] }),
+      ...(op.auth === 'internal' && { security: [{ internalKey: [] }] }),
+      ...(op.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } }),
+      ...(op.upload && {
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+            },
+          },
+        },
+      }),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'meeting-accounts',
+      version,
+      description: 'Account and authentication service. The same operations are served over GraphQL at POST /graphql.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas: { Problem: jsonSchema(Problem) },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-Key' },
+      },
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { ErrorCode } from '../shared/errors/app-error.js';
+
+// The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
+// the OpenAPI document is generated from them, so the two cannot drift apart.
+
+const timestamp = z.iso.datetime();
+
+export const UserJson = z
+  .object({
+    id: z.uuid(),
+    phone: z.string().describe('E.164'),
+    nickname: z.string(),
+    avatarUrl: z.string().nullable().describe('Absolute path under /api/v1/avatars/; changes when the avatar changes'),
+    hasPassword: z.boolean(),
+    createdAt: timestamp,
+    lastLoginAt: timestamp.nullable(),
+  });
+export type UserJson = z.infer<typeof UserJson>;
+
+export const AuthPayloadJson = z
+  .object({
+    accessToken: z.string().describe('JWT for Authorization: Bearer'),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.int().describe('Seconds until the access token expires'),
+    refreshToken: z.string().describe('Opaque, single use'),
+    refreshExpiresIn: z.int(),
+    isNewUser: z.boolean().describe('True only when this call created the account'),
+    user: UserJson,
+  });
+export type AuthPayloadJson = z.infer<typeof AuthPayloadJson>;
+
+export const SendCodeResultJson = z
+  .object({ expiresIn: z.int(), resendAfter: z.int() });
+
+export const PublicConfigJson = z
+  .object({
+    registrationEnabled: z.boolean(),
+    about: z.object({
+      appName: z.string(),
+      version: z.string(),
+      description: z.string(),
+      website: z.string(),
+      termsUrl: z.string(),
+      privacyUrl: z.string(),
+      contactEmail: z.string(),
+    }),
+    helpCenter: z.object({
+      url: z.string(),
+      supportEmail: z.string(),
+      supportPhone: z.string(),
+      faqs: z.array(z.object({ question: z.string(), answer: z.string() })),
+    }),
+    auth: z.object({
+      codeLength: z.int(),
+      codeTtlSeconds: z.int(),
+      resendIntervalSeconds: z.int(),
+      passwordMinLength: z.int(),
+      passwordMaxBytes: z.int(),
+      loginMethods: z.array(z.string()),
+    }),
+    avatar: z.object({ maxBytes: z.int(), acceptedTypes: z.array(z.string()) }),
+  });
+export type PublicConfigJson = z.infer<typeof PublicConfigJson>;
+
+export const UserStatsJson = z
+  .object({
+    loginCount: z.int(),
+    lastLoginAt: timestamp.nullable(),
+    memberSince: timestamp,
+    daysSinceRegistration: z.int(),
+    activeSessions: z.int(),
+    meetingsHosted: z.int(),
+    meetingsJoined: z.int(),
+    totalMeetingMinutes: z.int(),
+    hostedMeetingMinutes: z.int(),
+    averageMeetingMinutes: z.number(),
+    lastMeetingAt: timestamp.nullable(),
+    last30Days: z.object({ meetings: z.int(), minutes: z.int() }),
+  });
+export type UserStatsJson = z.infer<typeof UserStatsJson>;
+
+export const SessionJson = z
+  .object({
+    id: z.uuid(),
+    createdAt: timestamp,
+    lastUsedAt: timestamp,
+    userAgent: z.string().nullable(),
+    ip: z.string().nullable(),
+    current: z.boolean(),
+  });
+export type SessionJson = z.infer<typeof SessionJson>;
+
+export const HealthJson = z.object({ status: z.literal('ok') });
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    code: z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]),
+    detail: z.string(),
+    requestId: z.uuid(),
+    fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
+    retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
+  })
+  .describe('RFC 9457 problem document');

@@ -1,0 +1,45 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Express } from 'express';
+import { OPERATIONS } from '../src/openapi/document.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer({ INTERNAL_API_KEY: 'internal-key-of-at-least-32-characters!!' });
+});
+afterAll(() => t.stop());
+
+/** Every (method, path) Express really routes, path parameters written the OpenAPI way. */
+function routesOf(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: { rawPath?: string; route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: unknown[] } }[], prefix: string) => {
+    for (const layer of stack) {
+      if (layer.route) {
+        for (const method of Object.keys(layer.route.methods)) {
+          found.push(`${method} ${`${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}')}`);
+        }
+      } else if (layer.handle?.stack) {
+        walk(layer.handle.stack as never, `${prefix}${layer.rawPath ?? ''}`);
+      }
+    }
+  };
+  walk((app as unknown as { router: { stack: never } }).router.stack, '');
+  return [...new Set(found)].sort();
+}
+
+describe('OpenAPI document', () => {
+  it('is served at /api/v1/openapi.json and is a valid OpenAPI 3.1 document', async () => {
+    const res = await t.http.get('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(res.body))).resolves.toBeDefined();
+  });
+
+  it('lists every REST route of the app, and no route the app does not have', async () => {
+    const documented = OPERATIONS.map((op) => `${op.method} ${op.path}`).sort();
+    const routed = routesOf(t.server.express);
+    expect(routed.length).toBeGreaterThan(15);
+    expect(routed).toEqual(documented);
+  });
+});
