@@ -47,7 +47,7 @@ export class SelfService {
     const { accounts, hasher, passwords, sessions } = this.deps;
     const account = await accounts.findByPhone(principal.user.phone);
     if (!account) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
-    assertPasswordPolicy(input.newPassword, parsePhone(account.phone, this.deps.defaultPhoneRegion));
+    assertPasswordPolicy(input.newPassword, parsePhone(account.phone, this.deps.defaultPhoneRegion), 'newPassword');
     if (account.passwordHash) {
       if (input.currentPassword == null) {
         throw new AppError(ErrorCode.VALIDATION_FAILED, 'currentPassword is required for an account that has a password', {

@@ -126,7 +126,7 @@ export class AuthService {
   async resetPassword(input: ResetPasswordInput): Promise<void> {
     const { accounts, codes, hasher, sessions } = this.deps;
     const phone = this.phone(input.phone);
-    assertPasswordPolicy(input.newPassword, phone);
+    assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
     await codes.consume(phone.e164, CodePurpose.RESET_PASSWORD, input.code);
     const user = await accounts.findByPhone(phone.e164);

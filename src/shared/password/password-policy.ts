@@ -11,9 +11,9 @@ export const PASSWORD_MAX_BYTES = 72;
  * NIST SP 800-63B style policy: length and a blocklist, no composition rules.
  * 72 bytes is bcrypt's input limit; longer passwords would be silently truncated.
  */
-export function assertPasswordPolicy(password: string, phone?: Phone): void {
+export function assertPasswordPolicy(password: string, phone?: Phone, field = 'password'): void {
   const weak = (reason: string) => {
-    throw new AppError(ErrorCode.WEAK_PASSWORD, reason, { fields: { password: reason } });
+    throw new AppError(ErrorCode.WEAK_PASSWORD, `The password ${reason}`, { fields: { [field]: reason } });
   };
   if ([...password].length < PASSWORD_MIN_LENGTH) weak(`must be at least ${PASSWORD_MIN_LENGTH} characters`);
   if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) weak(`must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
