@@ -2,7 +2,6 @@ import GraphQLUpload from 'graphql-upload/GraphQLUpload.mjs';
 import type { FileUpload } from 'graphql-upload/processRequest.mjs';
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { toHttpAppError } from '../../shared/http/problem.js';
 import { UserType } from '../account/account.types.js';
 import type { UserView } from '../account/user.view.js';
 
@@ -14,13 +13,6 @@ export class AvatarResolver {
   async uploadAvatar(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: GraphQLContext): Promise<UserView> {
     const { userId } = await ctx.principal();
     const upload = await file;
-    let source: ReturnType<FileUpload['createReadStream']>;
-    try {
-      source = upload.createReadStream();
-    } catch (error) {
-      // graphql-upload throws here when the file went over maxFileSize before the resolver ran.
-      throw toHttpAppError(error);
-    }
-    return ctx.services.avatars.upload(userId, source);
+    return ctx.services.avatars.upload(userId, () => upload.createReadStream());
   }
 }

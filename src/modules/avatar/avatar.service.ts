@@ -21,12 +21,12 @@ export class AvatarService {
   ) {}
 
   /** Streams an upload to a temporary file within the size limit (PAYLOAD_TOO_LARGE past it). */
-  stage(source: Readable): Promise<StagedUpload> {
+  stage(source: Readable | (() => Readable)): Promise<StagedUpload> {
     return this.staging.stage(source);
   }
 
   /** Receives and applies one upload: the whole use case for transports that hand over one stream. */
-  async upload(userId: string, source: Readable): Promise<UserView> {
+  async upload(userId: string, source: Readable | (() => Readable)): Promise<UserView> {
     return this.replace(userId, await this.stage(source));
   }
 

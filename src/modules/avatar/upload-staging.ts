@@ -33,7 +33,14 @@ export class UploadStaging {
     return this.dir;
   }
 
-  async stage(source: Readable): Promise<StagedUpload> {
+  /** `source` may be a function that opens the stream: graphql-upload throws from there when the file was already too large. */
+  async stage(source: Readable | (() => Readable)): Promise<StagedUpload> {
+    let stream: Readable;
+    try {
+      stream = typeof source === 'function' ? source() : source;
+    } catch (error) {
+      throw isTooLarge(error) ? tooLarge(this.maxBytes) : error;
+    }
     this.ready ??= mkdir(this.dir, { recursive: true });
     await this.ready;
     const path = join(this.dir, `upload-${randomBytes(12).toString('hex')}`);
@@ -48,7 +55,7 @@ export class UploadStaging {
       },
     });
     try {
-      await pipeline(source, counter, createWriteStream(path, { flags: 'wx' }));
+      await pipeline(stream, counter, createWriteStream(path, { flags: 'wx' }));
     } catch (error) {
       await discard();
       throw isTooLarge(error) ? tooLarge(limit) : error;
