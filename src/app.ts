@@ -67,9 +67,9 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
 
   const api = express.Router();
-  api.use('/auth', noStore, publicConfigRoutes(services), authRoutes(services));
-  api.use('/users', noStore, avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
-  api.use('/internal', noStore, internalRoutes(services, config.internalApiKey));
+  api.use('/auth', publicConfigRoutes(services), authRoutes(services));
+  api.use('/users', avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
+  api.use('/internal', internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
   api.get('/openapi.json', (_req, res) => {
@@ -105,7 +105,6 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   await apollo.start();
   app.use(
     '/graphql',
-    onlyPost(noStore),
     limitTokens(GRAPHQL_LIMITS.tokens),
     guardUploads(services),
     // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.

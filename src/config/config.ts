@@ -120,11 +120,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     Object.entries(source).filter(([key, value]) => key in envSchema.shape && value !== ''),
   );
   const parsed = envSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  let e: Environment;
+  if (parsed.success) {
+    e = parsed.data;
+  } else {
+    // Check the rest as well (production without JWT_SECRET, …), so that every bad key is listed at once.
+    const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+    const rest = envSchema.safeParse(Object.fromEntries(Object.entries(raw).filter(([key]) => !bad.has(key))));
+    if (!rest.success) throw new ConfigError(problems);
+    e = rest.data;
   }
-  const e = parsed.data;
-  const problems: string[] = [];
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
     problems.push('JWT_SECRET: required when NODE_ENV=production (at least 32 random characters)');
   }

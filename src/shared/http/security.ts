@@ -9,7 +9,7 @@ import helmet from 'helmet';
  */
 export function securityHeaders(): RequestHandler {
   const api = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+    contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'base-uri': ["'none'"], 'frame-ancestors': ["'none'"] } },
     strictTransportSecurity: { maxAge: 31536000, includeSubDomains: true },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
