@@ -1,0 +1,211 @@
+// Shared helpers of the operability suite (not a test file): a fake SMS provider, free ports, timing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
+export const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
+export const MAIN = join(ROOT, 'dist/src/main.js');
+
+export interface CapturedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * How the fake provider treats the next requests: `ok` answers 201 (as Twilio does), `error` 500,
+ * `hang` never answers, `reset` drops the connection without answering (new connections at once).
+ */
+export type FakeMode = 'ok' | 'error' | 'hang' | 'reset';
+
+/** An HTTP server on 127.0.0.1 standing in for Twilio or a webhook receiver; it records every request. */
+export class FakeSmsServer {
+  mode: FakeMode = 'ok';
+  readonly requests: CapturedRequest[] = [];
+  /** Connections dropped in `reset` mode (each one a delivery attempt). */
+  resets = 0;
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly hanging = new Set<ServerResponse>();
+  port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Listens on `port` (a random one the first time, the same one after `down()`). */
+  async up(): Promise<void> {
+    const server = createServer((req, res) => {
+      if (this.mode === 'reset') {
+        // A request on a kept-alive connection: dropped as well.
+        this.resets += 1;
+        req.socket.destroy();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        this.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        if (this.mode === 'hang') {
+          this.hanging.add(res);
+          return;
+        }
+        const status = this.mode === 'error' ? 500 : 201;
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 201 ? { sid: 'SM1', status: 'queued' } : { message: 'boom' }));
+      });
+    });
+    server.on('connection', (socket) => {
+      if (this.mode === 'reset') {
+        this.resets += 1;
+        socket.destroy();
+        return;
+      }
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.listen(this.port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  /** Stops listening: connections to the port are refused until `up()`. */
+  async down(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  clear(): void {
+    this.requests.length = 0;
+    this.resets = 0;
+    this.mode = 'ok';
+  }
+}
+
+/** A TCP port that was free a moment ago (bound, then released). */
+export async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `promise`'s value, or 'timeout' when it takes longer than `ms` (the timer does not outlive it). */
+export async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `work` and returns its result with the milliseconds it took. */
+export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const start = performance.now();
+  const result = await work();
+  return { result, ms: performance.now() - start };
+}
+
+/** Waits up to `ms` for `check` to hold; returns whether it did. */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms: number, every = 50): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(every);
+  }
+}
+
+/** The six-digit code in an SMS text. */
+export function codeIn(text: string): string {
+  const match = /\b(\d{6})\b/.exec(text);
+  if (!match) throw new Error(`no code in ${JSON.stringify(text)}`);
+  return match[1]!;
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILLs the process if it still runs; resolves once it is gone. */
+  kill(): Promise<void>;
+}
+
+/** Runs `node dist/src/main.js` with exactly `env` (plus PATH); collects its output. */
+export function runService(env: Record<string, string>): Omit<ServiceProcess, 'url'> {
+  const child = spawn(NODE, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async kill() {
+      if (!done) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Starts the real service and waits (up to `ms`) for its start-up summary. */
+export async function startService(env: Record<string, string>, ms = 15_000): Promise<ServiceProcess> {
+  const proc = runService(env);
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  const up = await waitFor(() => exited || /listening on http:\/\/\S+/.test(proc.stdout()), ms, 25);
+  const url = /listening on (http:\/\/\S+)/.exec(proc.stdout())?.[1];
+  if (!up || !url) {
+    await proc.kill();
+    throw new Error(`the service did not start:\n${proc.stdout()}\n${proc.stderr()}`);
+  }
+  return { ...proc, url };
+}
+
+/** Signs in by SMS code against a running service whose SMS provider is `file` (outbox `outboxFile`). */
+export async function signInByOutbox(url: string, outboxFile: string, phone: string): Promise<{ accessToken: string; userId: string }> {
+  const sent = await fetch(`${url}/api/v1/auth/send-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone, purpose: 'login' }),
+  });
+  if (sent.status !== 200) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
+  const lines = (await readFile(outboxFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { phone: string; code: string });
+  const code = lines.reverse().find((m) => m.phone === phone)!.code;
+  const login = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone, code }),
+  });
+  const body = (await login.json()) as any;
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(body)}`);
+  return { accessToken: body.accessToken, userId: body.user.id };
+}
