@@ -5,7 +5,7 @@ import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
-import { graphqlErrorHandler, guardUploads, limitTokens } from './graphql/http.js';
+import { graphqlErrorHandler, guardUploads, limitTokens, mayBeMultipart } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -46,6 +46,11 @@ const onlyPost =
   (req, res, next) =>
     req.method === 'POST' ? handler(req, res, next) : next();
 
+const onlyMultipart =
+  (handler: RequestHandler): RequestHandler =>
+  (req, res, next) =>
+    mayBeMultipart(req) ? handler(req, res, next) : next();
+
 export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
@@ -67,8 +72,10 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
 
   const api = express.Router();
-  api.use('/auth', publicConfigRoutes(services), authRoutes(services));
-  api.use('/users', avatarUploadRoute(services), statsRoutes(services), accountRoutes(services));
+  // The routers that serve the busiest routes first: a router that does not serve a request is left
+  // through a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
+  api.use('/auth', authRoutes(services), publicConfigRoutes(services));
+  api.use('/users', accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
   api.use('/internal', internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
@@ -107,8 +114,10 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     '/graphql',
     limitTokens(GRAPHQL_LIMITS.tokens),
     guardUploads(services),
-    // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
-    graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
+    onlyMultipart(
+      // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
+      graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
+    ),
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         let principal: Promise<Principal> | undefined;

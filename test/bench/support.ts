@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -25,44 +25,74 @@ export async function freshDatabase(adminUrl: string, name: string): Promise<str
   return Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString();
 }
 
+/** Environment of every service process the benchmark starts; `env` of a case overrides it. */
+export const SERVICE_ENV = {
+  NODE_ENV: 'development',
+  HOST: '127.0.0.1',
+  JWT_SECRET: 'benchmark-secret-that-is-at-least-32-characters',
+  LOG_LEVEL: 'warn',
+  SEND_CODE_PER_IP_HOURLY: '1000000',
+} as const;
+
 /** Starts the built service (dist/) as its own process, so its memory can be measured alone. */
 export async function startService(env: Record<string, string>, port: number): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-'));
   const outbox = join(dataDir, 'sms.jsonl');
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'dist/src/main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NODE_ENV: 'development',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      JWT_SECRET: 'benchmark-secret-that-is-at-least-32-characters',
-      SMS_PROVIDER: 'file',
-      SMS_OUTBOX_FILE: outbox,
-      LOG_LEVEL: 'warn',
-      SEND_CODE_PER_IP_HOURLY: '1000000',
-      ...env,
+  const child = await startProcess(
+    'dist/src/main.js',
+    { ...SERVICE_ENV, DATA_DIR: dataDir, SMS_PROVIDER: 'file', SMS_OUTBOX_FILE: outbox, ...env },
+    port,
+    '/readyz',
+    // e.g. BENCH_SERVICE_NODE_ARGS=--cpu-prof to profile the service under the benchmark's load.
+    process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
+  );
+  return {
+    ...child,
+    outbox,
+    async stop() {
+      await child.stop();
+      await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+export interface ChildServer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `script` (relative to the package root, from dist/) on this Node as its own process on
+ * `port` and waits until `readyPath` answers 200. Services and baselines start the same way, so
+ * they run on the same Node and compete for the same CPU.
+ */
+export async function startProcess(script: string, env: Record<string, string>, port: number, readyPath: string, nodeArgs: string[] = []): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(root, script)], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} during start-up`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} during start-up`);
+    const ok = await fetch(`${url}${readyPath}`).then((r) => r.ok, () => false);
     if (ok) break;
-    if (Date.now() > deadline) throw new Error('the service did not become ready in 30 s');
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not become ready in 30 s`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
     url,
     pid: child.pid!,
-    outbox,
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-      await rm(dataDir, { recursive: true, force: true });
+      await exited;
     },
   };
 }
@@ -93,15 +123,62 @@ export function median(values: number[]): number {
 
 export interface Row {
   case: string;
+  /** Load cases: requests per second, latency percentiles (ms), and the baseline's req/s. */
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  baselineRps?: number;
+  ratio?: number;
+  /** What was measured, in words (for cases that are not a load test, or extra detail). */
   value: string;
   target: string;
   pass: boolean;
 }
 
+const num = (v: number | undefined, digits = 0) => (v === undefined ? '' : v.toFixed(digits));
+/** Request rates: whole numbers, but two decimals for slow cases such as bcrypt logins. */
+const rate = (v: number | undefined) => (v === undefined ? '' : v.toFixed(v < 100 ? 2 : 0));
+
 export function printTable(rows: Row[]): void {
-  const header = ['case', 'measured', 'target', 'result'];
-  const lines = rows.map((r) => [r.case, r.value, r.target, r.pass ? 'PASS' : 'FAIL']);
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'measured', 'target', 'result'];
+  const lines = rows.map((r) => [
+    r.case,
+    rate(r.rps),
+    num(r.p50, 1),
+    num(r.p99, 1),
+    rate(r.baselineRps),
+    r.ratio === undefined ? '' : r.ratio.toFixed(2),
+    r.value,
+    r.target,
+    r.pass ? 'PASS' : 'FAIL',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   process.stdout.write(`${[fmt(header), fmt(widths.map((w) => '-'.repeat(w))), ...lines.map(fmt)].join('\n')}\n`);
 }
+
+/** The machine's CPUs, counted before anything is pinned (the count follows this process's affinity). */
+export const CPUS = availableParallelism();
+
+/**
+ * Pins processes (all their threads) to CPUs with taskset; returns false where that is not possible
+ * (one CPU, no taskset). The comparisons run both servers on the last CPU and the load generator on
+ * the others, so that neither server shares its core with the load generator by the scheduler's
+ * chance (which moved identical servers' ratios by up to ±15% per round here).
+ */
+export function pin(pids: number[], cpus: string): boolean {
+  if (CPUS < 2) return false;
+  try {
+    for (const pid of pids) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** All CPUs, in taskset's list syntax. */
+export const ALL_CPUS = `0-${CPUS - 1}`;
+/** The CPU the compared servers share during a comparison. */
+export const SERVER_CPU = String(CPUS - 1);
+/** The CPUs left to the load generator. */
+export const LOAD_CPUS = CPUS > 2 ? `0-${CPUS - 2}` : '0';

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, type KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
@@ -18,7 +18,7 @@ export interface CodeSettings {
 export class VerificationCodes {
   constructor(
     private readonly sql: Sql,
-    private readonly key: Buffer,
+    private readonly key: KeyObject,
     private readonly settings: CodeSettings,
   ) {}
 

@@ -21,15 +21,8 @@ export function requestContext(logger: Logger): RequestHandler {
     res.setHeader('X-Request-Id', id);
     if (!NOT_LOGGED.has(req.url)) {
       const started = Date.now();
-      const done = (error?: unknown) => {
-        res.removeListener('finish', done);
-        res.removeListener('close', done);
-        res.removeListener('error', done);
-        accessLog(logger, id, req, res, Date.now() - started, error);
-      };
-      res.on('finish', done);
-      res.on('close', done);
-      res.on('error', done);
+      // 'close' follows 'finish', and also ends a response whose connection went away first.
+      res.once('close', () => accessLog(logger, id, req, res, Date.now() - started, res.errored ?? undefined));
     }
     withRequestId(id, next);
   };

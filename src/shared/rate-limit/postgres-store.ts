@@ -1,9 +1,33 @@
 import type { Sql } from '../../db/sql.js';
-import type { RateLimitStore, WindowState } from './rate-limiter.js';
+import type { RateLimitStore, Rule, WindowState } from './rate-limiter.js';
 
 interface Row {
   count: number;
   reset_in: number;
+}
+
+/** The upsert of one hit: a new window, or one more hit in the current one. */
+const UPSERT = `on conflict (key) do update set
+         count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
+         reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
+       returning count, extract(epoch from reset_at - now())::float8 as reset_in`;
+
+/**
+ * `n` hits in one statement and one transaction: hit i+1 is made only when hit i stayed within its
+ * limit (a data-modifying CTE sees the RETURNING rows of the one before it). Parameters: key and
+ * window of every rule ($1, $2, $3, $4, …), then the limits of all rules but the last.
+ */
+function hitInOrderSql(n: number): string {
+  const key = (i: number) => `$${2 * i + 1}`;
+  const window = (i: number) => `$${2 * i + 2}`;
+  const limit = (i: number) => `$${2 * n + i + 1}`;
+  const ctes = Array.from({ length: n }, (_, i) => {
+    const values = `${key(i)}, 1, now() + make_interval(secs => ${window(i)})`;
+    const source = i === 0 ? `values (${values})` : `select ${values} from h${i - 1} where h${i - 1}.count <= ${limit(i - 1)}`;
+    return `h${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${UPSERT})`;
+  });
+  const rows = Array.from({ length: n }, (_, i) => `select ${i} as i, count, reset_in from h${i}`);
+  return `with ${ctes.join(',\n')}\n${rows.join(' union all ')} order by i`;
 }
 
 /** One atomic upsert per hit: correct under concurrency and across instances sharing the database. */
@@ -21,6 +45,15 @@ export class PostgresRateLimitStore implements RateLimitStore {
       'rate_limit_hit',
     );
     return toState(row!);
+  }
+
+  async hitInOrder(rules: Rule[]): Promise<WindowState[]> {
+    const rows = await this.sql.rows<Row>(
+      hitInOrderSql(rules.length),
+      [...rules.flatMap((r) => [r.key, r.windowSeconds]), ...rules.slice(0, -1).map((r) => r.limit)],
+      `rate_limit_hit_in_order_${rules.length}`,
+    );
+    return rows.map(toState);
   }
 
   async peek(key: string): Promise<WindowState> {

@@ -10,6 +10,11 @@ export interface WindowState {
 /** Fixed-window counters kept in a store shared by every instance of the service. */
 export interface RateLimitStore {
   hit(key: string, windowSeconds: number): Promise<WindowState>;
+  /**
+   * Optional: `hit` for each rule in order, stopping after the first rule over its limit, in one
+   * round trip; returns the states of the rules it hit. Keys must be distinct.
+   */
+  hitInOrder?(rules: Rule[]): Promise<WindowState[]>;
   peek(key: string): Promise<WindowState>;
   /** Takes back one hit, e.g. when a reserved login attempt turned out to succeed. */
   undo(key: string): Promise<void>;
@@ -30,6 +35,13 @@ export class RateLimiter {
    * request refused by an early rule does not use up the later ones.
    */
   async consume(rules: Rule[], message: string): Promise<void> {
+    if (rules.length > 1 && this.store.hitInOrder && new Set(rules.map((r) => r.key)).size === rules.length) {
+      const states = await this.store.hitInOrder(rules);
+      states.forEach((state, i) => {
+        if (state.count > rules[i]!.limit) throw rateLimited(message, state.resetInSeconds);
+      });
+      return;
+    }
     for (const rule of rules) {
       const state = await this.store.hit(rule.key, rule.windowSeconds);
       if (state.count > rule.limit) throw rateLimited(message, state.resetInSeconds);

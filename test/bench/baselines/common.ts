@@ -1,0 +1,49 @@
+// Shared by the baseline servers: the same token check and the same SQL as the service, nothing else.
+import { createSecretKey } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+
+/**
+ * Copied verbatim from Sessions.liveUser (src/modules/auth/sessions.ts) with USER_COLUMNS
+ * (src/modules/account/user.view.ts) substituted: the service's per-request session check.
+ */
+export const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
+         from sessions s join users u on u.id = s.user_id
+        where s.id = $1 and s.user_id = $2 and s.revoked_at is null and s.expires_at > now()`;
+
+export interface LiveUserRow {
+  id: string;
+  phone: string;
+  nickname: string;
+  avatar_key: string | null;
+  has_password: boolean;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+export const port = Number(env('PORT'));
+// Exit normally on SIGTERM, so that --cpu-prof can write its profile.
+process.once('SIGTERM', () => process.exit(0));
+/** The same pool size as the service's DATABASE_POOL_SIZE. */
+export const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(env('DATABASE_POOL_SIZE')) });
+const key = createSecretKey(Buffer.from(env('JWT_SECRET'), 'utf8'));
+const options: jwt.VerifyOptions = { algorithms: ['HS256'], issuer: 'meeting-accounts', audience: 'meeting-app' };
+
+/** Bearer token -> the live user, or undefined (no token, bad token, ended session). */
+export async function liveUser(authorization: string | undefined): Promise<LiveUserRow | undefined> {
+  if (!authorization?.startsWith('Bearer ')) return undefined;
+  let claims: jwt.JwtPayload;
+  try {
+    claims = jwt.verify(authorization.slice(7), key, options) as jwt.JwtPayload;
+  } catch {
+    return undefined;
+  }
+  const result = await pool.query<LiveUserRow>({ name: 'session_live_user', text: LIVE_USER_SQL, values: [claims.sid, claims.sub] });
+  return result.rows[0];
+}

@@ -1,0 +1,103 @@
+// The per-request path against baselines in the same run: REST GET /api/v1/users/me against a
+// minimal Express + jsonwebtoken + pg server, GraphQL { me } against a bare Apollo Server, both
+// running the service's session-check SQL on a pool of the same size, as processes of their own.
+import { compare, log, type Comparison } from './load.js';
+import { ALL_CPUS, LOAD_CPUS, pin, SERVER_CPU, signIn, startProcess, type ChildServer, type Row, type ServiceProcess } from './support.js';
+
+export interface HttpBenchOptions {
+  service: ServiceProcess;
+  databaseUrl: string;
+  poolSize: number;
+  jwtSecret: string;
+  rest?: boolean;
+  graphql?: boolean;
+}
+
+/** e.g. BENCH_BASELINE_NODE_ARGS=--cpu-prof to profile the baselines too. */
+const baselineNodeArgs = process.env.BENCH_BASELINE_NODE_ARGS?.split(' ').filter(Boolean);
+const REST_TARGET = 0.7;
+const GRAPHQL_TARGET = 0.8;
+
+export async function httpBench({ service, databaseUrl, poolSize, jwtSecret, rest = true, graphql = true }: HttpBenchOptions): Promise<Row[]> {
+  const token = await signIn(service, '+8613600136000');
+  const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), JWT_SECRET: jwtSecret };
+  const auth = { authorization: `Bearer ${token}` };
+  const rows: Row[] = [];
+
+  if (rest) rows.push(await restCase(service, env, auth));
+  if (graphql) rows.push(await graphqlCase(service, env, auth));
+  return rows;
+}
+
+async function restCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {
+  const express = await startProcess('dist/test/bench/baselines/express-jwt-pg.js', env, 4720, '/healthz', baselineNodeArgs);
+  try {
+    const me = [{ method: 'GET' as const, path: '/api/v1/users/me', headers: auth }];
+    const expectBody = await sameAnswer(express.url, service.url, '/api/v1/users/me', { headers: auth });
+    const rest = await pinned(service, express, () =>
+      compare({ url: express.url, requests: me, expectBody }, { url: service.url, requests: me, expectBody }, 'REST /users/me'),
+    );
+    return row('REST GET /api/v1/users/me vs Express + jsonwebtoken + pg', rest, REST_TARGET);
+  } finally {
+    await express.stop();
+  }
+}
+
+async function graphqlCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {
+  const apollo = await startProcess('dist/test/bench/baselines/apollo-bare.js', env, 4721, '/healthz', baselineNodeArgs);
+  try {
+    const me = [
+      {
+        method: 'POST' as const,
+        path: '/graphql',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ me { id phone nickname } }' }),
+      },
+    ];
+    const expectBody = await sameAnswer(apollo.url, service.url, '/graphql', { method: 'POST', headers: me[0]!.headers, body: me[0]!.body });
+    if (!(JSON.parse(expectBody) as { data?: { me?: { id?: string } } }).data?.me?.id) throw new Error(`GraphQL me answered ${expectBody}`);
+    const graphql = await pinned(service, apollo, () =>
+      compare({ url: apollo.url, requests: me, expectBody }, { url: service.url, requests: me, expectBody }, 'GraphQL me'),
+    );
+    return row('GraphQL { me { id phone nickname } } vs bare Apollo Server 5', graphql, GRAPHQL_TARGET);
+  } finally {
+    await apollo.stop();
+  }
+}
+
+/** Runs `work` with both servers on one CPU and this process (the load generator) on the others. */
+async function pinned<T>(service: ServiceProcess, baseline: ChildServer, work: () => Promise<T>): Promise<T> {
+  const ok = pin([service.pid, baseline.pid], SERVER_CPU) && pin([process.pid], LOAD_CPUS);
+  log(ok ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOAD_CPUS}` : 'CPU pinning not available: servers and load generator float');
+  try {
+    return await work();
+  } finally {
+    if (ok) pin([service.pid, process.pid], ALL_CPUS);
+  }
+}
+
+/** Both servers must give the same answer, or the comparison is meaningless; returns it. */
+async function sameAnswer(baselineUrl: string, serviceUrl: string, path: string, init: RequestInit): Promise<string> {
+  const [b, s] = await Promise.all([baselineUrl, serviceUrl].map(async (url) => {
+    const res = await fetch(`${url}${path}`, init);
+    if (!res.ok) throw new Error(`${url}${path} answered ${res.status}: ${await res.text()}`);
+    return res.text();
+  }));
+  if (b !== s) throw new Error(`the baseline and the service answer differently:\n  ${b}\n  ${s}`);
+  return s!;
+}
+
+function row(name: string, c: Comparison, target: number): Row {
+  log(`${name}: ratios per round ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}`);
+  return {
+    case: name,
+    rps: c.service.rps,
+    p50: c.service.p50,
+    p99: c.service.p99,
+    baselineRps: c.baseline.rps,
+    ratio: c.ratio,
+    value: `baseline p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms`,
+    target: `ratio >= ${target.toFixed(2)}`,
+    pass: c.ratio >= target,
+  };
+}

@@ -1,0 +1,124 @@
+// The load generator of the benchmark: autocannon, run in this process against a server process.
+import autocannon from 'autocannon';
+import { median } from './support.js';
+
+export const CONNECTIONS = 50;
+export const SECONDS = 10;
+export const ROUNDS = 3;
+
+export interface LoadOptions {
+  url: string;
+  connections?: number;
+  seconds?: number;
+  /** Requests per second over all connections; unlimited when absent. */
+  rate?: number;
+  requests: autocannon.Request[];
+  /** Every response must have exactly this body (e.g. GraphQL answers errors with 200). */
+  expectBody?: string;
+}
+
+export interface LoadResult {
+  /** Responses per second over the whole run. */
+  rps: number;
+  /** Responses per second between the first and the last response (no ramp-up, no cut-off tail). */
+  steadyRps: number;
+  p50: number;
+  p99: number;
+  responses: number;
+  seconds: number;
+}
+
+/** One autocannon run; fails when any response was not 2xx or a connection failed. */
+export async function load({ url, connections = CONNECTIONS, seconds = SECONDS, rate, requests, expectBody }: LoadOptions): Promise<LoadResult> {
+  // (autocannon's own expectBody does not work together with `requests`)
+  let mismatches = 0;
+  const checked = expectBody
+    ? requests.map((r) => ({ ...r, onResponse: (_status: number, body: string) => void (body === expectBody || mismatches++) }))
+    : requests;
+  const run = autocannon({ url, connections, duration: seconds, overallRate: rate, requests: checked, timeout: 30 }) as unknown as autocannon.Instance &
+    Promise<autocannon.Result>;
+  let first = 0;
+  let last = 0;
+  let responses = 0;
+  run.on('response', () => {
+    last = performance.now();
+    if (responses++ === 0) first = last;
+  });
+  const result = await run;
+  const sent = result.requests.total;
+  if (result.non2xx > 0 || result.errors > 0 || mismatches > 0 || sent === 0) {
+    throw new Error(
+      `${url}${requests[0]?.path ?? ''}: ${result.non2xx} non-2xx, ${mismatches} unexpected bodies, ${result.errors} errors, ${result.timeouts} timeouts of ${sent} requests`,
+    );
+  }
+  const steadyRps = responses > 1 && last > first ? ((responses - 1) * 1000) / (last - first) : sent / result.duration;
+  return { rps: sent / result.duration, steadyRps, p50: result.latency.p50, p99: result.latency.p99, responses: sent, seconds: result.duration };
+}
+
+/** Medians of several results, each figure on its own. */
+export function medianOf(results: LoadResult[]): LoadResult {
+  return {
+    responses: median(results.map((r) => r.responses)),
+    seconds: median(results.map((r) => r.seconds)),
+    rps: median(results.map((r) => r.rps)),
+    steadyRps: median(results.map((r) => r.steadyRps)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+  };
+}
+
+export interface Comparison {
+  service: LoadResult;
+  baseline: LoadResult;
+  /** Median of the per-round ratios service/baseline. */
+  ratio: number;
+  rounds: { service: LoadResult; baseline: LoadResult }[];
+}
+
+/** Each round gives both servers SECONDS of load, in slices of this many seconds taken in turn. */
+export const SLICE_SECONDS = 2;
+
+/**
+ * Warms both servers up, then runs ROUNDS rounds; in each, baseline and service get SECONDS of
+ * load each, delivered in alternating slices (B S S B B S …), so that load from other processes
+ * on the machine falls on both alike instead of on one 10-s window. A round's req/s is its
+ * responses over its time; latency percentiles are the medians of the slices' ones.
+ */
+export async function compare(baseline: Omit<LoadOptions, 'seconds'>, service: Omit<LoadOptions, 'seconds'>, label: string): Promise<Comparison> {
+  await load({ ...baseline, seconds: 1 });
+  await load({ ...service, seconds: 1 });
+  const rounds: Comparison['rounds'] = [];
+  const slices = Math.round(SECONDS / SLICE_SECONDS);
+  for (let i = 0; i < ROUNDS; i++) {
+    const b: LoadResult[] = [];
+    const s: LoadResult[] = [];
+    for (let j = 0; j < slices; j++) {
+      const baselineFirst = (i * slices + j) % 2 === 0;
+      for (const which of baselineFirst ? ['b', 's'] : ['s', 'b']) {
+        if (which === 'b') b.push(await load({ ...baseline, seconds: SLICE_SECONDS }));
+        else s.push(await load({ ...service, seconds: SLICE_SECONDS }));
+      }
+    }
+    const round = { baseline: combine(b), service: combine(s) };
+    rounds.push(round);
+    log(`${label} round ${i + 1}: service ${round.service.rps.toFixed(0)} req/s, baseline ${round.baseline.rps.toFixed(0)} req/s`);
+  }
+  return {
+    service: medianOf(rounds.map((r) => r.service)),
+    baseline: medianOf(rounds.map((r) => r.baseline)),
+    ratio: median(rounds.map((r) => r.service.rps / r.baseline.rps)),
+    rounds,
+  };
+}
+
+/** Slices of one round as one result: responses over time, and the slices' median percentiles. */
+function combine(slices: LoadResult[]): LoadResult {
+  const responses = slices.reduce((sum, r) => sum + r.responses, 0);
+  const seconds = slices.reduce((sum, r) => sum + r.seconds, 0);
+  return { ...medianOf(slices), rps: responses / seconds, responses, seconds };
+}
+
+/** Progress on stderr, so that stdout carries only the table. */
+export function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}

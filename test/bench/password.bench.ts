@@ -1,0 +1,122 @@
+// Password sign-in: throughput of the service's bcrypt worker pool against one thread of bcryptjs,
+// and the latency of a cheap authenticated route while password logins saturate the CPU.
+import { readFileSync } from 'node:fs';
+import bcrypt from 'bcryptjs';
+import { load, log, medianOf, ROUNDS, SECONDS, type LoadResult } from './load.js';
+import { median, signIn, type Row, type ServiceProcess } from './support.js';
+
+export const BCRYPT_COST = 12;
+const ACCOUNTS = 8;
+const PASSWORD = 'Bench-password-2026!';
+/**
+ * Enough concurrent logins to keep both workers busy all the time; more would only lengthen the
+ * queue in front of them (and the drain after every round, since nothing cancels a started hash).
+ */
+const LOGIN_CONNECTIONS = 8;
+const RATIO_TARGET = 1.8;
+const P99_TARGET_MS = 50;
+/** The light load on GET /api/v1/users/me during the saturation. */
+const ME_CONNECTIONS = 5;
+const ME_RATE = 100;
+
+/** Compares per second of bcryptjs compareSync at `cost` on this thread, for about `seconds`. */
+function oneThreadRate(hash: string, seconds: number): number {
+  const started = performance.now();
+  let n = 0;
+  let elapsed = 0;
+  do {
+    if (!bcrypt.compareSync(PASSWORD, hash)) throw new Error('bcrypt baseline: the password does not match');
+    n++;
+    elapsed = performance.now() - started;
+  } while (elapsed < seconds * 1000);
+  return (n * 1000) / elapsed;
+}
+
+async function register(service: ServiceProcess, phone: string): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const sent = await post('/api/v1/auth/send-code', { phone, purpose: 'register' });
+  if (!sent.ok) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
+  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone))!;
+  const res = await post('/api/v1/auth/register', { phone, code: (JSON.parse(line) as { code: string }).code, password: PASSWORD });
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
+}
+
+/** The service must run with BCRYPT_COST=12 and login-failure limits that concurrent logins cannot reach. */
+export async function passwordBench(service: ServiceProcess): Promise<Row[]> {
+  const phones = Array.from({ length: ACCOUNTS }, (_, i) => `+86135${String(10000000 + i).slice(-8)}`);
+  const [token] = await Promise.all([signIn(service, '+8613400134000'), ...phones.map((phone) => register(service, phone))]);
+
+  let next = 0;
+  const logins = {
+    url: service.url,
+    connections: LOGIN_CONNECTIONS,
+    requests: [
+      {
+        method: 'POST' as const,
+        path: '/api/v1/auth/login-password',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ phone: phones[next++ % phones.length], password: PASSWORD }) }),
+      },
+    ],
+  };
+  const me = {
+    url: service.url,
+    connections: ME_CONNECTIONS,
+    rate: ME_RATE,
+    requests: [{ method: 'GET' as const, path: '/api/v1/users/me', headers: { authorization: `Bearer ${token}` } }],
+  };
+  // A started hash is not cancelled when the client goes: wait for the queue to empty after a run.
+  const drain = (r: LoadResult) => new Promise((resolve) => setTimeout(resolve, (LOGIN_CONNECTIONS / r.steadyRps) * 1000 + 300));
+
+  const hash = bcrypt.hashSync(PASSWORD, BCRYPT_COST);
+  await drain(await load({ ...logins, seconds: 2 })); // warm-up: both workers started, JIT
+  const oneThread: number[] = [];
+  const serviceRuns: LoadResult[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    oneThread.push(oneThreadRate(hash, 2));
+    const r = await load(logins);
+    serviceRuns.push(r);
+    log(`password login round ${i + 1}: service ${r.steadyRps.toFixed(2)}/s (whole run ${r.rps.toFixed(2)}/s), one thread ${oneThread[i]!.toFixed(2)}/s`);
+    await drain(r);
+  }
+  const ratios = serviceRuns.map((r, i) => r.steadyRps / oneThread[i]!);
+  const login = medianOf(serviceRuns);
+  const ratio = median(ratios);
+
+  // One saturation of ROUNDS windows (no drain in between): the light load runs in each window.
+  const saturation = load({ ...logins, seconds: ROUNDS * SECONDS + 1 });
+  const underLoad: LoadResult[] = [];
+  await new Promise((r) => setTimeout(r, 500));
+  for (let i = 0; i < ROUNDS; i++) {
+    const m = await load({ ...me, seconds: SECONDS });
+    underLoad.push(m);
+    log(`/users/me during logins window ${i + 1}: p50 ${m.p50} ms, p99 ${m.p99} ms (${m.rps.toFixed(0)} req/s)`);
+  }
+  const meanwhile = await saturation;
+  log(`logins during the /users/me windows: ${meanwhile.steadyRps.toFixed(2)}/s`);
+  await drain(meanwhile);
+  const meResult = medianOf(underLoad);
+  return [
+    {
+      case: `password login (bcrypt cost ${BCRYPT_COST}, ${LOGIN_CONNECTIONS} connections) vs one thread of bcryptjs`,
+      rps: login.steadyRps,
+      p50: login.p50,
+      p99: login.p99,
+      baselineRps: median(oneThread),
+      ratio,
+      value: `${login.steadyRps.toFixed(2)} vs ${median(oneThread).toFixed(2)} logins/s; ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
+      target: `ratio >= ${RATIO_TARGET.toFixed(2)}`,
+      pass: ratio >= RATIO_TARGET,
+    },
+    {
+      case: `GET /api/v1/users/me (${ME_CONNECTIONS} conn., ${ME_RATE} req/s) while logins saturate the CPU`,
+      rps: meResult.rps,
+      p50: meResult.p50,
+      p99: meResult.p99,
+      value: `p99 of ${ROUNDS} windows ${underLoad.map((r) => r.p99.toFixed(0)).join(', ')} ms; logins meanwhile ${meanwhile.steadyRps.toFixed(2)}/s`,
+      target: `p99 <= ${P99_TARGET_MS} ms`,
+      pass: meResult.p99 <= P99_TARGET_MS,
+    },
+  ];
+}
