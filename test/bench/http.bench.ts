@@ -4,29 +4,33 @@
 import { compare, log, type Comparison } from './load.js';
 import { ALL_CPUS, LOAD_CPUS, pin, SERVER_CPU, signIn, startProcess, type ChildServer, type Row, type ServiceProcess } from './support.js';
 
-export interface HttpBenchOptions {
-  service: ServiceProcess;
-  databaseUrl: string;
-  poolSize: number;
-  jwtSecret: string;
-  rest?: boolean;
-  graphql?: boolean;
-}
-
 /** e.g. BENCH_BASELINE_NODE_ARGS=--cpu-prof to profile the baselines too. */
 const baselineNodeArgs = process.env.BENCH_BASELINE_NODE_ARGS?.split(' ').filter(Boolean);
 const REST_TARGET = 0.7;
 const GRAPHQL_TARGET = 0.8;
 
-export async function httpBench({ service, databaseUrl, poolSize, jwtSecret, rest = true, graphql = true }: HttpBenchOptions): Promise<Row[]> {
-  const token = await signIn(service, '+8613600136000');
-  const env = { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), JWT_SECRET: jwtSecret };
-  const auth = { authorization: `Bearer ${token}` };
-  const rows: Row[] = [];
+export interface HttpBenchOptions {
+  service: ServiceProcess;
+  databaseUrl: string;
+  poolSize: number;
+  jwtSecret: string;
+}
 
-  if (rest) rows.push(await restCase(service, env, auth));
-  if (graphql) rows.push(await graphqlCase(service, env, auth));
-  return rows;
+/** Environment of a baseline: the service's database, pool size and JWT secret. */
+const baselineEnv = ({ databaseUrl, poolSize, jwtSecret }: HttpBenchOptions) => ({
+  DATABASE_URL: databaseUrl,
+  DATABASE_POOL_SIZE: String(poolSize),
+  JWT_SECRET: jwtSecret,
+});
+
+export async function restBench(options: HttpBenchOptions): Promise<Row[]> {
+  const token = await signIn(options.service, '+8613600136000');
+  return [await restCase(options.service, baselineEnv(options), { authorization: `Bearer ${token}` })];
+}
+
+export async function graphqlBench(options: HttpBenchOptions): Promise<Row[]> {
+  const token = await signIn(options.service, '+8613600136001');
+  return [await graphqlCase(options.service, baselineEnv(options), { authorization: `Bearer ${token}` })];
 }
 
 async function restCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {

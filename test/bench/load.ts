@@ -32,8 +32,16 @@ export interface LoadResult {
 export async function load({ url, connections = CONNECTIONS, seconds = SECONDS, rate, requests, expectBody }: LoadOptions): Promise<LoadResult> {
   // (autocannon's own expectBody does not work together with `requests`)
   let mismatches = 0;
+  let unexpected = '';
   const checked = expectBody
-    ? requests.map((r) => ({ ...r, onResponse: (_status: number, body: string) => void (body === expectBody || mismatches++) }))
+    ? requests.map((r) => ({
+        ...r,
+        onResponse: (_status: number, body: string) => {
+          if (body === expectBody) return;
+          mismatches++;
+          unexpected ||= body.slice(0, 300);
+        },
+      }))
     : requests;
   const run = autocannon({ url, connections, duration: seconds, overallRate: rate, requests: checked, timeout: 30 }) as unknown as autocannon.Instance &
     Promise<autocannon.Result>;
@@ -48,7 +56,7 @@ export async function load({ url, connections = CONNECTIONS, seconds = SECONDS, 
   const sent = result.requests.total;
   if (result.non2xx > 0 || result.errors > 0 || mismatches > 0 || sent === 0) {
     throw new Error(
-      `${url}${requests[0]?.path ?? ''}: ${result.non2xx} non-2xx, ${mismatches} unexpected bodies, ${result.errors} errors, ${result.timeouts} timeouts of ${sent} requests`,
+      `${url}${requests[0]?.path ?? ''}: ${result.non2xx} non-2xx, ${mismatches} unexpected bodies, ${result.errors} errors, ${result.timeouts} timeouts of ${sent} requests${unexpected && `; first unexpected body: ${unexpected}`}`,
     );
   }
   const steadyRps = responses > 1 && last > first ? ((responses - 1) * 1000) / (last - first) : sent / result.duration;

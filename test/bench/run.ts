@@ -4,7 +4,7 @@
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 import { cpus } from 'node:os';
 import { avatarBench } from './avatar.bench.js';
-import { httpBench } from './http.bench.js';
+import { graphqlBench, restBench } from './http.bench.js';
 import { log } from './load.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
@@ -20,7 +20,18 @@ const POOL_SIZE = 10;
 const started = performance.now();
 const rows: Row[] = [];
 
-if (runs('startup')) rows.push(...(await startupBench(adminUrl)));
+/** Runs one case; a case that breaks is a FAIL row with its error, and the others still run. */
+async function section(name: string, work: () => Promise<Row[]>): Promise<void> {
+  if (!runs(name)) return;
+  try {
+    rows.push(...(await work()));
+  } catch (error) {
+    log(`${name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    rows.push({ case: `${name}: the case could not run`, value: String(error instanceof Error ? error.message : error).slice(0, 200), target: '-', pass: false });
+  }
+}
+
+await section('startup', () => startupBench(adminUrl));
 
 const databaseUrl = await freshDatabase(adminUrl, 'meeting_accounts_bench');
 const service = await startService(
@@ -35,14 +46,13 @@ const service = await startService(
   4710,
 );
 try {
-  if (runs('avatar')) rows.push(...(await avatarBench(service)));
-  if (runs('stats')) rows.push(...(await statsBench(service, databaseUrl)));
-  if (runs('rest') || runs('graphql')) {
-    const options = { service, databaseUrl, poolSize: POOL_SIZE, jwtSecret: SERVICE_ENV.JWT_SECRET };
-    rows.push(...(await httpBench({ ...options, rest: runs('rest'), graphql: runs('graphql') })));
-  }
-  if (runs('send-code')) rows.push(...(await sendCodeBench(service)));
-  if (runs('password')) rows.push(...(await passwordBench(service)));
+  const http = { service, databaseUrl, poolSize: POOL_SIZE, jwtSecret: SERVICE_ENV.JWT_SECRET };
+  await section('avatar', () => avatarBench(service));
+  await section('stats', () => statsBench(service, databaseUrl));
+  await section('rest', () => restBench(http));
+  await section('graphql', () => graphqlBench(http));
+  await section('send-code', () => sendCodeBench(service));
+  await section('password', () => passwordBench(service));
 } finally {
   await service.stop();
 }
