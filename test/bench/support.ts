@@ -13,7 +13,7 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+export const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** A fresh database next to `adminUrl` (the machine's PostgreSQL); returns its URL. */
 export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
@@ -107,6 +107,31 @@ export async function signIn(service: ServiceProcess, phone: string): Promise<st
   const login = await post('/api/v1/auth/login', { phone, code: (JSON.parse(line) as { code: string }).code });
   if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
   return ((await login.json()) as { accessToken: string }).accessToken;
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in clock ticks, from /proc. */
+function cpuTicksOf(pid: number): number {
+  // Fields after the parenthesised command name: state is 3rd, utime 14th, stime 15th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/**
+ * Waits until `pid` is idle: at most one clock tick (10 ms) of CPU in a quarter of a second (a
+ * started bcrypt hash is not cancelled when its client goes, so a server can be busy after its load
+ * ended).
+ * Gives up after `maxMs` and says so.
+ */
+export async function waitIdle(pid: number, maxMs = 15_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  let before = cpuTicksOf(pid);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = cpuTicksOf(pid);
+    if (now - before <= 1) return;
+    if (Date.now() > deadline) throw new Error(`process ${pid} still busy after ${maxMs} ms`);
+    before = now;
+  }
 }
 
 /** Resident set size of a process in bytes, from /proc. */
