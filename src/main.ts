@@ -1,3 +1,4 @@
+import './runtime-flags.js';
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config/config.js';
 import { startServer } from './server.js';
