@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type RequestHandler } from 'express';
@@ -54,6 +55,9 @@ const onlyMultipart =
 export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag computed (a SHA-1 of every body) for API answers: they are no-store, so no cache holds a
+  // copy to revalidate. Avatars and the OpenAPI document set their own.
+  app.set('etag', false);
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(logger), securityHeaders(), corsFor(config.corsOrigins));
@@ -79,8 +83,11 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   api.use('/internal', internalRoutes(services, config.internalApiKey));
   api.use('/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
-  api.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(openApi);
+  const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;
+  api.get('/openapi.json', (req, res) => {
+    res.setHeader('ETag', openApiTag);
+    if (req.fresh) res.status(304).end();
+    else res.type('application/json').send(openApi);
   });
   app.use('/api/v1', api);
 

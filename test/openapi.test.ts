@@ -2,6 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Express } from 'express';
 import { OPERATIONS } from '../src/openapi/document.js';
+import { send } from './avatar/support.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
@@ -34,6 +35,17 @@ describe('OpenAPI document', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(res.body))).resolves.toBeDefined();
+  });
+
+  it('carries an ETag and answers a matching If-None-Match with 304 and no body', async () => {
+    // Over node:http: fetch adds Cache-Control: no-cache to a conditional request, which rightly forbids a 304.
+    const get = (headers: Record<string, string> = {}) => send(`${t.url}/api/v1/openapi.json`, 'GET', headers);
+    const etag = (await get()).headers.etag!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const again = await get({ 'if-none-match': etag });
+    expect({ status: again.status, etag: again.headers.etag, body: again.raw.length }).toEqual({ status: 304, etag, body: 0 });
+    expect((await get({ 'if-none-match': '"stale"' })).status).toBe(200);
+    expect((await get({ 'if-none-match': etag, 'cache-control': 'no-cache' })).status).toBe(200);
   });
 
   it('lists every REST route of the app, and no route the app does not have', async () => {

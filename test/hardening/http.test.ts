@@ -74,7 +74,19 @@ describe('security headers', () => {
         csp: expect.stringContaining("frame-ancestors 'none'"),
         referrer: 'no-referrer',
       });
+      if (label === 'GraphQL landing page') continue;
+      // The API set (OWASP REST Security Cheat Sheet): framing refused outright, no headers that only act on documents.
+      const documentOnly = ['x-xss-protection', 'x-dns-prefetch-control', 'x-download-options', 'origin-agent-cluster', 'x-permitted-cross-domain-policies'];
+      expect({ label, frame: h.get('x-frame-options'), documentOnly: documentOnly.filter((name) => h.has(name)) }).toEqual({ label, frame: 'DENY', documentOnly: [] });
     }
+  });
+
+  it('answers no-store API responses without an ETag: no cache keeps them to revalidate', async () => {
+    const s = await signInWithCode(t);
+    const me = await t.http.get(ME, { token: s.accessToken });
+    expect({ status: me.status, cacheControl: me.headers.get('cache-control'), etag: me.headers.get('etag') }).toEqual({ status: 200, cacheControl: 'no-store', etag: null });
+    const gqlMe = await gql('{ me { id } }', t, { authorization: `Bearer ${s.accessToken}` });
+    expect({ status: gqlMe.status, cacheControl: gqlMe.headers.get('cache-control'), etag: gqlMe.headers.get('etag') }).toEqual({ status: 200, cacheControl: 'no-store', etag: null });
   });
 });
 
