@@ -12,6 +12,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
+import type { ClientInfo } from './modules/auth/sessions.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
@@ -128,10 +129,14 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         let principal: Promise<Principal> | undefined;
+        let client: ClientInfo | undefined;
         return {
           services,
           requestId: res.locals.requestId as string,
-          client: clientInfo(req),
+          // Only sign-in and password changes record the client: the rest never pay for req.ip.
+          get client() {
+            return (client ??= clientInfo(req));
+          },
           principal: () =>
             (principal ??= res.locals.principal
               ? Promise.resolve(res.locals.principal as Principal)
