@@ -93,9 +93,9 @@ export const WARM_UP_SECONDS = 5;
 export const SLICE_SECONDS = 2;
 
 /**
- * Warms both servers up (WARM_UP_SECONDS each), then runs ROUNDS rounds; in each, baseline and service get SECONDS of
- * load each, delivered in alternating slices (B S S B B S …), so that load from other processes
- * on the machine falls on both alike instead of on one 10-s window. A round's req/s is its
+ * Warms both servers up (WARM_UP_SECONDS each), then runs ROUNDS rounds; in each, baseline and
+ * service get SECONDS of load each, delivered in alternating slices (B S S B B S …), so that load
+ * from other processes on the machine falls on both alike instead of on one 10-s window. A round's req/s is its
  * responses over its time; latency percentiles are the medians of the slices' ones.
  */
 export async function compare(baseline: Omit<LoadOptions, 'seconds'>, service: Omit<LoadOptions, 'seconds'>, label: string): Promise<Comparison> {
