@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type RequestHandler } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
@@ -43,11 +44,6 @@ export interface App {
 }
 
 /** Builds the Express app: health, /api/v1, /graphql, and one error handler for all of them. */
-const onlyPost =
-  (handler: RequestHandler): RequestHandler =>
-  (req, res, next) =>
-    req.method === 'POST' ? handler(req, res, next) : next();
-
 const onlyMultipart =
   (handler: RequestHandler): RequestHandler =>
   (req, res, next) =>
@@ -73,7 +69,9 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
 
   // Before the body is parsed, so that a refused body (413, malformed JSON) is not cacheable either.
   app.use(['/api/v1/auth', '/api/v1/users', '/api/v1/internal'], noStore);
-  app.use('/graphql', onlyPost(noStore));
+  // Every GraphQL answer is no-store, GET queries included: the schema sets no cache hints, so Apollo's
+  // cache-control plugin (which would work that out field by field on every request) is turned off.
+  app.use('/graphql', noStore);
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
 
   const api = express.Router();
@@ -107,7 +105,11 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     schema: await buildAppSchema(),
     formatError,
     // Armor's typings name Apollo's CommonJS build; the plugins are the same objects.
-    plugins: [...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]), errorPlugin(logger)],
+    plugins: [
+      ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
+      errorPlugin(logger),
+      ApolloServerPluginCacheControlDisabled(),
+    ],
     validationRules: armor.validationRules,
     allowBatchedHttpRequests: false,
     introspection: !config.isProduction,

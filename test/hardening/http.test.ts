@@ -91,7 +91,7 @@ describe('security headers', () => {
 });
 
 describe('Cache-Control: no-store', () => {
-  it('is on every /api/v1/auth and /api/v1/users/me response, success or error, and on GraphQL POSTs', async () => {
+  it('is on every /api/v1/auth and /api/v1/users/me response, success or error, and on every GraphQL answer', async () => {
     const phone = newPhone();
     const codeOnly = await signInWithCode(t);
     await t.http.post(SEND, { phone, purpose: 'register' });
@@ -136,6 +136,8 @@ describe('Cache-Control: no-store', () => {
       ['logout 401', 401, () => t.http.post('/api/v1/auth/logout', {}, { token: codeOnly.accessToken })],
       ['GraphQL 200', 200, () => gql('{ config { registrationEnabled } }')],
       ['GraphQL 200 with an error', 200, () => gql('{ me { id } }')],
+      ['GraphQL GET query 200', 200, () => t.http.get(`/graphql?query=${encodeURIComponent('{ config { registrationEnabled } }')}`, { headers: { 'apollo-require-preflight': 'true' } })],
+      ['GraphQL GET landing page', 200, () => t.http.get('/graphql', { headers: { accept: 'text/html' } })],
       ['GraphQL 400', 400, () => gql('{ nope }')],
       ['GraphQL 400 (not JSON)', 400, () => raw('/graphql', '{"query":')],
       ['GraphQL 413', 413, () => raw('/graphql', BIG)],
