@@ -5,7 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type RequestHandler } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
-import type { GraphQLContext } from './graphql/context.js';
+import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
 import { graphqlErrorHandler, guardUploads, limitTokens, mayBeMultipart } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
@@ -13,14 +13,13 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
-import type { ClientInfo } from './modules/auth/sessions.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
-import { clientInfo, requestContext } from './shared/http/request-context.js';
+import { requestContext } from './shared/http/request-context.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
@@ -129,22 +128,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
       graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
     ),
     expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        let principal: Promise<Principal> | undefined;
-        let client: ClientInfo | undefined;
-        return {
-          services,
-          requestId: res.locals.requestId as string,
-          // Only sign-in and password changes record the client: the rest never pay for req.ip.
-          get client() {
-            return (client ??= clientInfo(req));
-          },
-          principal: () =>
-            (principal ??= res.locals.principal
-              ? Promise.resolve(res.locals.principal as Principal)
-              : services.authenticator.authenticate(req.get('authorization'))),
-        };
-      },
+      context: async ({ req, res }) =>
+        new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined),
     }),
     graphqlErrorHandler(logger),
   );

@@ -1,11 +1,36 @@
+import type { Request } from 'express';
 import type { Principal } from '../modules/auth/authenticator.js';
 import type { ClientInfo } from '../modules/auth/sessions.js';
 import type { Services } from '../services.js';
+import { clientInfo } from '../shared/http/request-context.js';
 
-export interface GraphQLContext {
-  services: Services;
-  requestId: string;
-  client: ClientInfo;
+/**
+ * What every resolver gets. A class, not an object literal: Apollo copies the context for each
+ * operation (`Object.assign` onto an object of the same prototype), which would read an own getter
+ * on every request; the getter and the method live on the prototype, so the copy stays cheap and
+ * both stay lazy.
+ */
+export class GraphQLContext {
+  private principalPromise: Promise<Principal> | undefined;
+  private clientInfo: ClientInfo | undefined;
+
+  constructor(
+    readonly services: Services,
+    readonly requestId: string,
+    private readonly req: Request,
+    /** Already authenticated before the body was read (file uploads, see guardUploads). */
+    private readonly authenticated: Principal | undefined,
+  ) {}
+
+  /** The caller's address and user agent; only sign-in and password changes record them. */
+  get client(): ClientInfo {
+    return (this.clientInfo ??= clientInfo(this.req));
+  }
+
   /** Authenticates on first use and remembers the answer for the rest of the operation. */
-  principal(): Promise<Principal>;
+  principal(): Promise<Principal> {
+    return (this.principalPromise ??= this.authenticated
+      ? Promise.resolve(this.authenticated)
+      : this.services.authenticator.authenticate(this.req.get('authorization')));
+  }
 }
