@@ -20,7 +20,8 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
-import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
+import { corsFor, noStoreUnder, securityHeaders } from './shared/http/security.js';
+import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
 
@@ -42,12 +43,12 @@ export interface App {
   apollo: ApolloServer<GraphQLContext>;
 }
 
-/** Builds the Express app: health, /api/v1, /graphql, and one error handler for all of them. */
 const onlyMultipart =
   (handler: RequestHandler): RequestHandler =>
   (req, res, next) =>
     mayBeMultipart(req) ? handler(req, res, next) : next();
 
+/** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
 export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
@@ -56,38 +57,17 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.set('etag', false);
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
-  app.use(requestContext(logger), securityHeaders(), corsFor(config.corsOrigins));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    if (await ready()) res.json({ status: 'ok' });
-    else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
-  });
-
-  // Before the body is parsed, so that a refused body (413, malformed JSON) is not cacheable either.
-  app.use(['/api/v1/auth', '/api/v1/users', '/api/v1/internal'], noStore);
-  // Every GraphQL answer is no-store, GET queries included: the schema sets no cache hints, so Apollo's
-  // cache-control plugin (which would work that out field by field on every request) is turned off.
-  app.use('/graphql', noStore);
-  app.use(express.json({ limit: JSON_BODY_LIMIT }));
-
-  const api = express.Router();
-  // The routers that serve the busiest routes first: a router that does not serve a request is left
-  // through a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
-  api.use('/auth', authRoutes(services), publicConfigRoutes(services));
-  api.use('/users', accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
-  api.use('/internal', internalRoutes(services, config.internalApiKey));
-  api.use('/avatars', avatarServeRoute(services));
-  const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
-  const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;
-  api.get('/openapi.json', (req, res) => {
-    res.setHeader('ETag', openApiTag);
-    if (req.fresh) res.status(304).end();
-    else res.type('application/json').send(openApi);
-  });
-  app.use('/api/v1', api);
+  // What every request passes through, as one router layer: its id and access-log line, the security
+  // and CORS headers, and no-store where answers carry tokens or personal data (GraphQL GET queries
+  // included: the schema sets no cache hints, so Apollo's cache-control plugin is turned off).
+  app.use(
+    sequence(
+      requestContext(logger),
+      securityHeaders(),
+      corsFor(config.corsOrigins),
+      noStoreUnder(['/api/v1/auth', '/api/v1/users', '/api/v1/internal', '/graphql']),
+    ),
+  );
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.
@@ -119,13 +99,18 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     stopOnTerminationSignals: false,
   });
   await apollo.start();
+  const json = express.json({ limit: JSON_BODY_LIMIT });
+  // The busiest mounts first; each is one path match for the requests it does not serve.
   app.use(
     '/graphql',
-    limitTokens(GRAPHQL_LIMITS.tokens),
-    guardUploads(services),
-    onlyMultipart(
-      // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
-      graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
+    json,
+    sequence(
+      limitTokens(GRAPHQL_LIMITS.tokens),
+      guardUploads(services),
+      onlyMultipart(
+        // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
+        graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
+      ),
     ),
     expressMiddleware(apollo, {
       context: async ({ req, res }) =>
@@ -133,6 +118,30 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     }),
     graphqlErrorHandler(logger),
   );
+
+  const api = express.Router();
+  // The routers that serve the busiest routes first: a router that does not serve a request is left
+  // through a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
+  api.use('/auth', authRoutes(services), publicConfigRoutes(services));
+  api.use('/users', accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
+  api.use('/internal', internalRoutes(services, config.internalApiKey));
+  api.use('/avatars', avatarServeRoute(services));
+  const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
+  const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;
+  api.get('/openapi.json', (req, res) => {
+    res.setHeader('ETag', openApiTag);
+    if (req.fresh) res.status(304).end();
+    else res.type('application/json').send(openApi);
+  });
+  app.use('/api/v1', json, api);
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    if (await ready()) res.json({ status: 'ok' });
+    else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
+  });
 
   app.use(notFound);
   app.use(errorHandler(logger));
