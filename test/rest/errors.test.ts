@@ -93,6 +93,11 @@ describe('unknown routes', () => {
   ])('answers %s %s with a 404 NOT_FOUND problem', async (method, path) => {
     expectProblem(await t.http.request(method, path), 404, 'NOT_FOUND');
   });
+
+  it('answers 404 NOT_FOUND outside /api/v1 and /graphql without parsing the body (malformed or oversized)', async () => {
+    expectProblem(await postRaw('/nope', '{"phone":'), 404, 'NOT_FOUND');
+    expectProblem(await postRaw('/nope', JSON.stringify({ padding: 'x'.repeat(2 * LIMIT) })), 404, 'NOT_FOUND');
+  });
 });
 
 describe('unknown routes under the authenticated /users prefix', () => {
