@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
-import { graphqlErrorHandler, guardUploads, limitTokens, mayBeMultipart } from './graphql/http.js';
+import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -42,11 +42,6 @@ export interface App {
   express: Express;
   apollo: ApolloServer<GraphQLContext>;
 }
-
-const onlyMultipart =
-  (handler: RequestHandler): RequestHandler =>
-  (req, res, next) =>
-    mayBeMultipart(req) ? handler(req, res, next) : next();
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
 export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
@@ -106,8 +101,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     json,
     sequence(
       limitTokens(GRAPHQL_LIMITS.tokens),
-      guardUploads(services),
-      onlyMultipart(
+      guardedUploads(
+        services,
         // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
         graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
       ),

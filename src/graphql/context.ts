@@ -12,19 +12,19 @@ import { clientInfo } from '../shared/http/request-context.js';
  */
 export class GraphQLContext {
   private principalPromise: Promise<Principal> | undefined;
-  private clientInfo: ClientInfo | undefined;
+  private knownClient: ClientInfo | undefined;
 
   constructor(
     readonly services: Services,
     readonly requestId: string,
     private readonly req: Request,
-    /** Already authenticated before the body was read (file uploads, see guardUploads). */
+    /** Already authenticated before the body was read (file uploads, see guardedUploads). */
     private readonly authenticated: Principal | undefined,
   ) {}
 
   /** The caller's address and user agent; only sign-in and password changes record them. */
   get client(): ClientInfo {
-    return (this.clientInfo ??= clientInfo(this.req));
+    return (this.knownClient ??= clientInfo(this.req));
   }
 
   /** Authenticates on first use and remembers the answer for the rest of the operation. */

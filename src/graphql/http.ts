@@ -7,11 +7,12 @@ import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
 
 /**
- * Multipart requests (file uploads) are checked before graphql-upload reads a byte of them:
- * Apollo's CSRF rule first (a preflight header is required), then the bearer token, since the only
- * upload there is needs a signed-in user. The principal is kept for the resolver.
+ * Multipart requests (file uploads) are checked before `upload` (graphql-upload) reads a byte of
+ * them: Apollo's CSRF rule first (a preflight header is required), then the bearer token, since the
+ * only upload there is needs a signed-in user. The principal is kept for the resolver. JSON requests
+ * pass straight on.
  */
-export function guardUploads({ authenticator }: Services): RequestHandler {
+export function guardedUploads({ authenticator }: Services, upload: RequestHandler): RequestHandler {
   const guard: RequestHandler = async (req, res, next) => {
     if (!req.is('multipart/form-data')) return next();
     if (!req.get('apollo-require-preflight') && !req.get('x-apollo-operation-name')) {
@@ -21,7 +22,7 @@ export function guardUploads({ authenticator }: Services): RequestHandler {
       );
     }
     res.locals.principal = await authenticator.authenticate(req.get('authorization'));
-    next();
+    upload(req, res, next);
   };
   return (req, res, next) => (mayBeMultipart(req) ? guard(req, res, next) : next());
 }
@@ -30,7 +31,7 @@ export function guardUploads({ authenticator }: Services): RequestHandler {
  * False when the request is certainly not multipart: a cheap test that spares the JSON requests,
  * nearly all of them, the content-type parsing of `req.is()` (here and in graphql-upload).
  */
-export function mayBeMultipart(req: Request): boolean {
+function mayBeMultipart(req: Request): boolean {
   return /multipart/i.test(req.headers['content-type'] ?? '');
 }
 

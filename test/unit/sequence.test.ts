@@ -1,4 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import { noStoreUnder } from '../../src/shared/http/security.js';
 import { sequence } from '../../src/shared/http/sequence.js';
@@ -47,7 +48,6 @@ describe('sequence', () => {
   });
 
   it('keeps the async context a handler opens for the ones after it', async () => {
-    const { AsyncLocalStorage } = await import('node:async_hooks');
     const store = new AsyncLocalStorage<string>();
     let seen: string | undefined;
     await run(
