@@ -2,9 +2,11 @@
 // X-Request-Id header, the requestId of error bodies); one access-log line per request, with the
 // path only; LOG_LEVEL, checked on the real service process (the test helper brings its own logger).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { HttpResult } from '../helpers/http.js';
@@ -20,6 +22,7 @@ interface LogLine {
   req?: { method: string; path: string };
   res?: { status: number };
   responseTime?: number;
+  aborted?: boolean;
   raw: string;
 }
 
@@ -97,6 +100,28 @@ describe('request ids in logs', () => {
     expect(text).not.toMatch(/query-secret|access_token|lang=en|\?q=|op=me/);
     expect(text).not.toMatch(/authorization|bearer/i);
     expect(text).not.toContain(token.split('.')[2]!);
+  });
+
+  it('logs a request whose connection closed before the answer once, as aborted, and goes on answering others', async () => {
+    const logs = logsFromNow();
+    const socket = connect(new URL(t.url).port as unknown as number, '127.0.0.1');
+    await once(socket, 'connect');
+    // Headers and the start of a body that never comes: the request is in flight, its body unread.
+    socket.write(
+      'POST /api/v1/auth/send-code?phone=secret HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"phone":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    const deadline = Date.now() + 5_000;
+    const aborted = () => logs().filter((line) => isAccessLine(line) && line.req?.path === '/api/v1/auth/send-code');
+    while (aborted().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a second line would have been written by now
+    const lines = aborted();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, aborted: true, req: { method: 'POST', path: '/api/v1/auth/send-code' } });
+    expect(lines[0]!.msg).toMatch(/aborted/);
+    expect(lines[0]!.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await t.http.get('/api/v1/auth/config')).status).toBe(200);
   });
 
   it('puts the request id of concurrent requests on every line they write, error lines included', async () => {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { subscribe } from 'node:diagnostics_channel';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import type { ClientInfo } from '../../modules/auth/sessions.js';
 import { withRequestId, type Logger } from '../logger.js';
@@ -6,13 +9,49 @@ import { withRequestId, type Logger } from '../logger.js';
 /** Probes are polled all the time: no access-log line for them. */
 const NOT_LOGGED = new Set(['/healthz', '/readyz']);
 
+/** What the access-log line of a response still to finish needs; kept in its `res.locals`. */
+interface Pending {
+  logger: Logger;
+  id: string;
+  req: Request;
+  started: number;
+}
+const PENDING = Symbol('access log');
+type Locals = { [PENDING]?: Pending };
+
+/** Responses not finished yet, per connection: the ones a closing connection cuts off are logged then. */
+const unfinished = new WeakMap<Socket, Set<ServerResponse>>();
+
+// Node publishes every finished response here. One subscriber for the process, rather than a
+// 'close' listener on each response: adding a listener to every response costs ~10% of a small
+// request (the listener itself, and V8 re-optimising EventEmitter code for the changed objects).
+subscribe('http.server.response.finish', (message) => {
+  const { response, socket } = message as { response: ServerResponse; socket: Socket };
+  unfinished.get(socket)?.delete(response);
+  settle(response as Response, undefined);
+});
+
+function cutOff(responses: Set<ServerResponse>): void {
+  for (const response of responses) settle(response as Response, response.errored ?? 'aborted');
+  responses.clear();
+}
+
+/** Writes the access-log line of `res` once; `error` is 'aborted' for a response whose connection ended first. */
+function settle(res: Response, error: unknown): void {
+  const locals = res.locals as Locals | undefined;
+  const pending = locals?.[PENDING];
+  if (!pending) return; // not an Express response of this service, or already logged
+  locals![PENDING] = undefined;
+  accessLog(pending, res, Date.now() - pending.started, error);
+}
+
 /**
  * Gives every request an id (echoed in `X-Request-Id`, in error bodies, and on every log line
  * written while the request runs) and writes one access-log line when it ends.
  *
  * The access log is written here rather than by pino-http, which builds two child loggers per
  * request (serialising and redacting their bindings) whether or not the line is ever written:
- * this costs one listener per request and builds the line only when its level is enabled.
+ * the line is built only when its level is enabled.
  */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -20,22 +59,30 @@ export function requestContext(logger: Logger): RequestHandler {
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     if (!NOT_LOGGED.has(req.url)) {
-      const started = Date.now();
-      // 'close' follows 'finish', and also ends a response whose connection went away first.
-      res.once('close', () => accessLog(logger, id, req, res, Date.now() - started, res.errored ?? undefined));
+      (res.locals as Locals)[PENDING] = { logger, id, req, started: Date.now() };
+      let responses = unfinished.get(req.socket);
+      if (!responses) {
+        const open = new Set<ServerResponse>();
+        unfinished.set(req.socket, open);
+        req.socket.once('close', () => cutOff(open));
+        responses = open;
+      }
+      responses.add(res);
     }
     withRequestId(id, next);
   };
 }
 
 /** One line per request: method, path (no query string, no headers: they carry tokens), status, time. */
-function accessLog(logger: Logger, id: string, req: Request, res: Response, responseTime: number, error: unknown): void {
-  const failed = error !== undefined || res.statusCode >= 500;
-  const level = failed ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+function accessLog({ logger, id, req }: Pending, res: Response, responseTime: number, error: unknown): void {
+  const aborted = error === 'aborted';
+  const failed = (error !== undefined && !aborted) || res.statusCode >= 500;
+  const level = failed ? 'error' : aborted || res.statusCode >= 400 ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const line = { req: { method: req.method, path: req.originalUrl.split('?')[0] }, res: { status: res.statusCode }, responseTime };
   withRequestId(id, () => {
     if (failed) logger.error({ ...line, err: error ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+    else if (aborted) logger.warn({ ...line, aborted: true }, 'request aborted: the connection closed before the response was sent');
     else logger[level](line, 'request completed');
   });
 }
