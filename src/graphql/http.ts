@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GraphQLError, parse } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { describe, isServerFault } from '../shared/errors/catalogue.js';
+import { invalidFile } from '../shared/http/multipart.js';
 import { toHttpAppError } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
@@ -22,9 +23,15 @@ export function guardedUploads({ authenticator }: Services, upload: RequestHandl
       );
     }
     res.locals.principal = await authenticator.authenticate(req.get('authorization'));
-    upload(req, res, next);
+    upload(req, res, (error?: unknown) => next(tooManyFiles(error) ? invalidFile('Send exactly one file') : error));
   };
   return (req, res, next) => (mayBeMultipart(req) ? guard(req, res, next) : next());
+}
+
+/** graphql-upload refuses a second file with a 413; as on REST, that is a malformed request, not a large one. */
+function tooManyFiles(error: unknown): boolean {
+  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
+  return status === 413 && typeof message === 'string' && /max file uploads exceeded/.test(message);
 }
 
 /**

@@ -177,7 +177,7 @@ describe('uploadAvatar: refusals', () => {
     await upload(await solid(32, 32, 'png'));
   });
 
-  it('refuses more than one file with 413 PAYLOAD_TOO_LARGE (maxFiles 1) and stores nothing', async () => {
+  it('refuses more than one file with 400 VALIDATION_FAILED, as REST does, and stores nothing', async () => {
     const png = await solid(32, 32, 'png');
     const res = await gqlUpload(
       t,
@@ -188,7 +188,8 @@ describe('uploadAvatar: refusals', () => {
       ],
       { map: { '0': ['variables.file'], '1': ['variables.file'] } },
     );
-    expectGqlError(res, 413, 'PAYLOAD_TOO_LARGE');
+    expectGqlError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.errors[0].extensions.fields).toEqual({ file: 'Send exactly one file' });
     expect((await gqlMe(user.accessToken)).avatarUrl).toBeNull();
     await expectNothingStored(t);
   });

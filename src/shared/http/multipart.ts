@@ -22,13 +22,13 @@ export async function readSingleFile<T>(
   discard: (result: T) => Promise<void>,
 ): Promise<T> {
   if (!req.is('multipart/form-data')) {
-    throw invalid(`Send multipart/form-data with one file in the field "${field}"`);
+    throw invalidFile(`Send multipart/form-data with one file in the field "${field}"`);
   }
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 20, parts: 25 } });
   } catch {
-    throw invalid('The multipart body is malformed (boundary missing)');
+    throw invalidFile('The multipart body is malformed (boundary missing)');
   }
   return new Promise<T>((resolve, reject) => {
     let consumed: Promise<T> | undefined;
@@ -38,7 +38,7 @@ export async function readSingleFile<T>(
     };
     parser.on('file', (name, stream) => {
       if (name !== field) {
-        fail(invalid(`Unexpected file field "${name}"; send the file in "${field}"`));
+        fail(invalidFile(`Unexpected file field "${name}"; send the file in "${field}"`));
         stream.resume();
         return;
       }
@@ -51,17 +51,17 @@ export async function readSingleFile<T>(
         void settle();
       });
     });
-    parser.on('filesLimit', () => fail(invalid('Send exactly one file')));
-    parser.on('partsLimit', () => fail(invalid('Too many parts in the multipart body')));
+    parser.on('filesLimit', () => fail(invalidFile('Send exactly one file')));
+    parser.on('partsLimit', () => fail(invalidFile('Too many parts in the multipart body')));
     parser.on('error', (error) => {
-      fail(invalid('The multipart body is malformed or was cut off'));
+      fail(invalidFile('The multipart body is malformed or was cut off'));
       settle(error);
     });
     parser.on('close', () => settle());
     // The client went away: without an end the parser would wait forever, and so would the
     // consumer's stream; destroying the parser errors the file stream, so staging cleans up.
     req.on('aborted', () => {
-      fail(invalid('The upload was aborted'));
+      fail(invalidFile('The upload was aborted'));
       parser.destroy(new Error('The upload was aborted'));
     });
 
@@ -73,7 +73,7 @@ export async function readSingleFile<T>(
         fail(error);
         return undefined;
       });
-      if (!consumed) fail(invalid(`No file in the field "${field}"`));
+      if (!consumed) fail(invalidFile(`No file in the field "${field}"`));
       if (problem) {
         if (result !== undefined) await discard(result).catch(() => undefined);
         reject(problem);
@@ -85,6 +85,7 @@ export async function readSingleFile<T>(
   });
 }
 
-function invalid(message: string): AppError {
+/** A malformed upload (not exactly one file where one is expected), on either transport. */
+export function invalidFile(message: string): AppError {
   return new AppError(ErrorCode.VALIDATION_FAILED, message, { fields: { file: message } });
 }
