@@ -1,11 +1,14 @@
 // The per-request path against baselines in the same run: REST GET /api/v1/users/me against a
 // minimal Express + jsonwebtoken + pg server, GraphQL { me } against a bare Apollo Server, both
 // running the service's session-check SQL on a pool of the same size, as processes of their own.
-import { compare, log, type Comparison } from './load.js';
+import { compare, log, sideBySide, type Comparison } from './load.js';
 import { ALL_CPUS, LOAD_CPUS, pin, SERVER_CPU, signIn, startProcess, type ChildServer, type Row, type ServiceProcess } from './support.js';
 
 /** e.g. BENCH_BASELINE_NODE_ARGS=--cpu-prof to profile the baselines too. */
 const baselineNodeArgs = process.env.BENCH_BASELINE_NODE_ARGS?.split(' ').filter(Boolean);
+/** BENCH_SIDE_BY_SIDE=1: load both servers at once instead of in turn (see sideBySide); the targets are checked on the default. */
+const SIDE_BY_SIDE = process.env.BENCH_SIDE_BY_SIDE === '1';
+const measure = SIDE_BY_SIDE ? sideBySide : compare;
 const REST_TARGET = 0.7;
 const GRAPHQL_TARGET = 0.8;
 
@@ -39,7 +42,7 @@ async function restCase(service: ServiceProcess, env: Record<string, string>, au
     const me = [{ method: 'GET' as const, path: '/api/v1/users/me', headers: auth }];
     const expectBody = await sameAnswer(express.url, service.url, '/api/v1/users/me', { headers: auth });
     const rest = await pinned(service, express, () =>
-      compare({ url: express.url, requests: me, expectBody }, { url: service.url, requests: me, expectBody }, 'REST /users/me'),
+      measure({ url: express.url, pid: express.pid, requests: me, expectBody }, { url: service.url, pid: service.pid, requests: me, expectBody }, 'REST /users/me'),
     );
     return row('REST GET /api/v1/users/me vs Express + jsonwebtoken + pg', rest, REST_TARGET);
   } finally {
@@ -61,7 +64,7 @@ async function graphqlCase(service: ServiceProcess, env: Record<string, string>,
     const expectBody = await sameAnswer(apollo.url, service.url, '/graphql', { method: 'POST', headers: me[0]!.headers, body: me[0]!.body });
     if (!(JSON.parse(expectBody) as { data?: { me?: { id?: string } } }).data?.me?.id) throw new Error(`GraphQL me answered ${expectBody}`);
     const graphql = await pinned(service, apollo, () =>
-      compare({ url: apollo.url, requests: me, expectBody }, { url: service.url, requests: me, expectBody }, 'GraphQL me'),
+      measure({ url: apollo.url, pid: apollo.pid, requests: me, expectBody }, { url: service.url, pid: service.pid, requests: me, expectBody }, 'GraphQL me'),
     );
     return row('GraphQL { me { id phone nickname } } vs bare Apollo Server 5', graphql, GRAPHQL_TARGET);
   } finally {
@@ -100,7 +103,7 @@ function row(name: string, c: Comparison, target: number): Row {
     p99: c.service.p99,
     baselineRps: c.baseline.rps,
     ratio: c.ratio,
-    value: `baseline p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms`,
+    value: `${SIDE_BY_SIDE ? 'side by side; ' : ''}baseline p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms`,
     target: `ratio >= ${target.toFixed(2)}`,
     pass: c.ratio >= target,
   };

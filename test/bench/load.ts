@@ -1,6 +1,6 @@
 // The load generator of the benchmark: autocannon, run in this process against a server process.
 import autocannon from 'autocannon';
-import { median } from './support.js';
+import { cpuTicksOf, median } from './support.js';
 
 export const CONNECTIONS = 50;
 export const SECONDS = 10;
@@ -116,6 +116,38 @@ export async function compare(baseline: Omit<LoadOptions, 'seconds'>, service: O
     const round = { baseline: combine(b), service: combine(s) };
     rounds.push(round);
     log(`${label} round ${i + 1}: service ${round.service.rps.toFixed(0)} req/s, baseline ${round.baseline.rps.toFixed(0)} req/s`);
+  }
+  return {
+    service: medianOf(rounds.map((r) => r.service)),
+    baseline: medianOf(rounds.map((r) => r.baseline)),
+    ratio: median(rounds.map((r) => r.service.rps / r.baseline.rps)),
+    rounds,
+  };
+}
+
+/**
+ * The other way to compare (BENCH_SIDE_BY_SIDE=1): both servers under load at the same time, on the
+ * same CPU, CONNECTIONS connections each, ROUNDS rounds of SECONDS. Whatever slows the machine then
+ * slows both alike, so the ratio moves far less from round to round than in compare() on a VM whose
+ * speed drifts; it is the share of one CPU each server wins, so it tracks the inverse ratio of their
+ * CPU time per request, which is logged too (from /proc). Used to tell whether a change helps.
+ */
+export async function sideBySide(
+  baseline: Omit<LoadOptions, 'seconds'> & { pid: number },
+  service: Omit<LoadOptions, 'seconds'> & { pid: number },
+  label: string,
+): Promise<Comparison> {
+  await Promise.all([load({ ...baseline, seconds: WARM_UP_SECONDS }), load({ ...service, seconds: WARM_UP_SECONDS })]);
+  const rounds: Comparison['rounds'] = [];
+  const cpuUsPerRequest = (pid: number, ticksBefore: number, result: LoadResult) => ((cpuTicksOf(pid) - ticksBefore) * 10_000) / result.responses;
+  for (let i = 0; i < ROUNDS; i++) {
+    const ticks = [cpuTicksOf(baseline.pid), cpuTicksOf(service.pid)] as const;
+    const [b, s] = await Promise.all([load({ ...baseline, seconds: SECONDS }), load({ ...service, seconds: SECONDS })]);
+    rounds.push({ baseline: b, service: s });
+    log(
+      `${label} side by side, round ${i + 1}: service ${s.rps.toFixed(0)} req/s, ${cpuUsPerRequest(service.pid, ticks[1], s).toFixed(0)} us CPU a request; ` +
+        `baseline ${b.rps.toFixed(0)} req/s, ${cpuUsPerRequest(baseline.pid, ticks[0], b).toFixed(0)} us`,
+    );
   }
   return {
     service: medianOf(rounds.map((r) => r.service)),

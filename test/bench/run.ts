@@ -2,6 +2,8 @@
 // table and exits non-zero when a target is missed. Not part of `npm test`.
 // BENCH_ONLY=startup,avatar,stats,rest,graphql,send-code,password runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
+// BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
+// (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
 import { cpus } from 'node:os';
 import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restBench } from './http.bench.js';

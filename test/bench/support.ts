@@ -110,7 +110,7 @@ export async function signIn(service: ServiceProcess, phone: string): Promise<st
 }
 
 /** CPU time (user + system, all threads) a process has used so far, in clock ticks, from /proc. */
-function cpuTicksOf(pid: number): number {
+export function cpuTicksOf(pid: number): number {
   // Fields after the parenthesised command name: state is 3rd, utime 14th, stime 15th.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return Number(fields[11]) + Number(fields[12]);
