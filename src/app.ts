@@ -114,21 +114,21 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     graphqlErrorHandler(logger),
   );
 
-  const api = express.Router();
-  // The routers that serve the busiest routes first: a router that does not serve a request is left
-  // through a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
-  api.use('/auth', authRoutes(services), publicConfigRoutes(services));
-  api.use('/users', accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
-  api.use('/internal', internalRoutes(services, config.internalApiKey));
-  api.use('/avatars', avatarServeRoute(services));
+  // Each module's router straight under its full prefix (no /api/v1 router around them: every
+  // router a request passes through allocates its own dispatch state). Under a prefix, the routers
+  // that serve the busiest routes come first: a router that does not serve a request is left through
+  // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
+  app.use('/api/v1/auth', json, authRoutes(services), publicConfigRoutes(services));
+  app.use('/api/v1/users', json, accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
+  app.use('/api/v1/internal', json, internalRoutes(services, config.internalApiKey));
+  app.use('/api/v1/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
   const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;
-  api.get('/openapi.json', (req, res) => {
+  app.get('/api/v1/openapi.json', (req, res) => {
     res.setHeader('ETag', openApiTag);
     if (req.fresh) res.status(304).end();
     else res.type('application/json').send(openApi);
   });
-  app.use('/api/v1', json, api);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
