@@ -20,7 +20,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
-import { corsFor, noStoreUnder, securityHeaders } from './shared/http/security.js';
+import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
@@ -53,16 +53,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
   // What every request passes through, as one router layer: its id and access-log line, the security
-  // and CORS headers, and no-store where answers carry tokens or personal data (GraphQL GET queries
-  // included: the schema sets no cache hints, so Apollo's cache-control plugin is turned off).
-  app.use(
-    sequence(
-      requestContext(logger),
-      securityHeaders(),
-      corsFor(config.corsOrigins),
-      noStoreUnder(['/api/v1/auth', '/api/v1/users', '/api/v1/internal', '/graphql']),
-    ),
-  );
+  // and CORS headers.
+  app.use(sequence(requestContext(logger), securityHeaders(), corsFor(config.corsOrigins)));
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.
@@ -94,11 +86,14 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
     stopOnTerminationSignals: false,
   });
   await apollo.start();
-  const json = express.json({ limit: JSON_BODY_LIMIT });
+  // Where answers carry tokens or personal data: no-store, set before the body is read so that a
+  // refused body (413, malformed JSON) is covered too; GraphQL GET queries included (the schema sets
+  // no cache hints, so Apollo's cache-control plugin is turned off).
+  const privateJson = sequence(noStore, express.json({ limit: JSON_BODY_LIMIT }));
   // The busiest mounts first; each is one path match for the requests it does not serve.
   app.use(
     '/graphql',
-    json,
+    privateJson,
     sequence(
       limitTokens(GRAPHQL_LIMITS.tokens),
       guardedUploads(
@@ -118,9 +113,9 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // router a request passes through allocates its own dispatch state). Under a prefix, the routers
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
-  app.use('/api/v1/auth', json, authRoutes(services), publicConfigRoutes(services));
-  app.use('/api/v1/users', json, accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
-  app.use('/api/v1/internal', json, internalRoutes(services, config.internalApiKey));
+  app.use('/api/v1/auth', privateJson, authRoutes(services), publicConfigRoutes(services));
+  app.use('/api/v1/users', privateJson, accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
+  app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
   const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;

@@ -117,12 +117,7 @@ export async function compare(baseline: Omit<LoadOptions, 'seconds'>, service: O
     rounds.push(round);
     log(`${label} round ${i + 1}: service ${round.service.rps.toFixed(0)} req/s, baseline ${round.baseline.rps.toFixed(0)} req/s`);
   }
-  return {
-    service: medianOf(rounds.map((r) => r.service)),
-    baseline: medianOf(rounds.map((r) => r.baseline)),
-    ratio: median(rounds.map((r) => r.service.rps / r.baseline.rps)),
-    rounds,
-  };
+  return summarise(rounds);
 }
 
 /**
@@ -149,6 +144,11 @@ export async function sideBySide(
         `baseline ${b.rps.toFixed(0)} req/s, ${cpuUsPerRequest(baseline.pid, ticks[0], b).toFixed(0)} us`,
     );
   }
+  return summarise(rounds);
+}
+
+/** Medians over the rounds, and the median of the per-round ratios. */
+function summarise(rounds: Comparison['rounds']): Comparison {
   return {
     service: medianOf(rounds.map((r) => r.service)),
     baseline: medianOf(rounds.map((r) => r.baseline)),

@@ -100,6 +100,7 @@ describe('Cache-Control: no-store', () => {
     const loginPhone = newPhone();
     const results = await collect([
       ['GET config', 200, () => t.http.get('/api/v1/auth/config')],
+      ['GET config, path in capitals (Express routes it)', 200, () => t.http.get('/API/V1/AUTH/config')],
       ['send-code 200', 200, () => t.http.post(SEND, { phone: loginPhone })],
       ['send-code 429', 429, () => t.http.post(SEND, { phone: loginPhone })],
       ['send-code 400', 400, () => t.http.post(SEND, { phone: 'nope' })],
@@ -136,7 +137,11 @@ describe('Cache-Control: no-store', () => {
       ['logout 401', 401, () => t.http.post('/api/v1/auth/logout', {}, { token: codeOnly.accessToken })],
       ['GraphQL 200', 200, () => gql('{ config { registrationEnabled } }')],
       ['GraphQL 200 with an error', 200, () => gql('{ me { id } }')],
-      ['GraphQL GET query 200', 200, () => t.http.get(`/graphql?query=${encodeURIComponent('{ config { registrationEnabled } }')}`, { headers: { 'apollo-require-preflight': 'true' } })],
+      ['GraphQL GET query 200', 200, async () => {
+        const res = await t.http.get(`/graphql?query=${encodeURIComponent('{ config { registrationEnabled } }')}`, { headers: { 'apollo-require-preflight': 'true' } });
+        expect(typeof res.body.data.config.registrationEnabled).toBe('boolean');
+        return res;
+      }],
       ['GraphQL GET landing page', 200, () => t.http.get('/graphql', { headers: { accept: 'text/html' } })],
       ['GraphQL 400', 400, () => gql('{ nope }')],
       ['GraphQL 400 (not JSON)', 400, () => raw('/graphql', '{"query":')],

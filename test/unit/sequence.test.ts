@@ -1,7 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, RequestHandler, Response } from 'express';
-import { noStoreUnder } from '../../src/shared/http/security.js';
 import { sequence } from '../../src/shared/http/sequence.js';
 
 /** Runs `handler` on a stand-in request and resolves with what it passed to next(). */
@@ -60,25 +59,5 @@ describe('sequence', () => {
       ),
     );
     expect(seen).toBe('request-1');
-  });
-});
-
-describe('noStoreUnder', () => {
-  const cacheControlFor = async (path: string) => {
-    const headers: Record<string, string> = {};
-    await run(noStoreUnder(['/api/v1/auth', '/graphql']), { path }, { setHeader: ((name: string, value: string) => (headers[name] = value)) as never });
-    return headers['Cache-Control'];
-  };
-
-  it('marks the mount and everything under it, in any letter case, as Express routes them', async () => {
-    for (const path of ['/graphql', '/graphql/', '/GraphQL', '/api/v1/auth', '/api/v1/auth/login', '/API/V1/Auth/refresh']) {
-      expect([path, await cacheControlFor(path)]).toEqual([path, 'no-store']);
-    }
-  });
-
-  it('leaves other paths alone, including ones that only start with the same letters', async () => {
-    for (const path of ['/healthz', '/api/v1/avatars/x.webp', '/graphqlx', '/api/v1/authors', '/api/v1']) {
-      expect([path, await cacheControlFor(path)]).toEqual([path, undefined]);
-    }
   });
 });

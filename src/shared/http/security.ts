@@ -78,16 +78,8 @@ export function corsFor(origins: string[]): RequestHandler {
   return (req, res, next) => (req.headers.origin === undefined ? next() : handler(req, res, next));
 }
 
-/**
- * Responses that carry tokens or personal data must not be stored by any cache: `no-store` on every
- * request under one of `mounts`, matched as Express matches a mount path (case-insensitive, whole
- * segments). Set before the body is read, so that a refused body (413, malformed JSON) is covered too.
- */
-export function noStoreUnder(mounts: string[]): RequestHandler {
-  const escaped = mounts.map((mount) => mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`^(?:${escaped.join('|')})(?:/|$)`, 'i');
-  return (req, res, next) => {
-    if (pattern.test(req.path)) res.setHeader('Cache-Control', 'no-store');
-    next();
-  };
-}
+/** Responses that carry tokens or personal data must not be stored by any cache. */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
