@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 // Several instances of one database need PostgreSQL; the embedded database has a single owner.
 const onPostgres = process.env.TEST_EMBEDDED_DATABASE ? describe.skip : describe;
+if (process.env.TEST_EMBEDDED_DATABASE) console.warn('skipping "migrations": several instances of one database need PostgreSQL');
 
 onPostgres('migrations', () => {
   const url = new URL(process.env.TEST_WORKER_DATABASE_URL!);

@@ -152,9 +152,19 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
+/**
+ * On the test runner's embedded database every connection shares PGlite's one session, where the
+ * named prepared statements of two services would collide: a service started there goes without.
+ */
+const EMBEDDED_DATABASE_ENV: Record<string, string> = process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {};
+
 /** Runs `node dist/src/main.js` with exactly `env` (plus PATH); collects its output. */
 export function runService(env: Record<string, string>): Omit<ServiceProcess, 'url'> {
-  const child = spawn(NODE, [MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(NODE, [MAIN], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...EMBEDDED_DATABASE_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
