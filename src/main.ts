@@ -1,11 +1,10 @@
 import './runtime-flags.js';
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config/config.js';
-import { startServer } from './server.js';
-import { createLogger } from './shared/logger.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { createLogger, prettyDestination, type Logger } from './shared/logger.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Readonly<Config>;
   try {
     config = loadConfig();
   } catch (error) {
@@ -15,7 +14,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const pretty = (config.logFormat ?? (config.env === 'development' && process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
+  const logger = createLogger(config.logLevel, pretty ? await prettyDestination() : undefined);
+  // The server and its dependencies (Apollo, the ORM, sharp, the AWS SDK) take most of a second to
+  // load: they are imported only once the configuration is known to be good, so a bad one is
+  // reported at once.
+  const { startServer } = await import('./server.js');
   const server = await startServer(config, logger);
   process.stdout.write(
     [
@@ -29,7 +33,11 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+  stopOnSignals(server, logger);
+}
 
+/** SIGTERM or SIGINT: drain in-flight requests, close everything, exit 0 (1 if that takes over 10 s). */
+function stopOnSignals(server: { stop(): Promise<void> }, logger: Logger): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -12,6 +12,7 @@ const envSchema = z.object({
   PORT: int(0, 65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
   DATABASE_POOL_SIZE: int(1, 100).default(10),
   DATABASE_PREPARED_STATEMENTS: bool.default(true),
@@ -72,6 +73,8 @@ export interface Config {
   port: number;
   host: string;
   logLevel: string;
+  /** Unset: pretty in development on a terminal, JSON lines otherwise (decided by main). */
+  logFormat?: 'json' | 'pretty';
   database: { url?: string; poolSize: number; preparedStatements: boolean };
   dataDir: string;
   migrateOnStart: boolean;
@@ -168,6 +171,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
     dataDir: e.DATA_DIR,
     migrateOnStart: e.MIGRATE_ON_START,

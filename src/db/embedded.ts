@@ -2,6 +2,22 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import lockfile from 'proper-lockfile';
+
+/** A lock not refreshed for this long belongs to a process that is gone (killed, say). */
+const LOCK_STALE_MS = 10_000;
+
+/** Raised when another process already has the embedded database of this DATA_DIR open. */
+export class DataDirInUseError extends Error {
+  constructor(directory: string) {
+    super(
+      `the embedded database in ${directory} is in use by another process (lock ${directory}.lock). ` +
+        'Stop that process, give this one another DATA_DIR, or set DATABASE_URL. ' +
+        `A lock left by a killed process is released ${LOCK_STALE_MS / 1000} s after it died.`,
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -17,16 +33,38 @@ export interface EmbeddedDatabase {
 export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<EmbeddedDatabase> {
   const directory = resolve(dataDir, 'pglite');
   await mkdir(directory, { recursive: true });
-  const db = await PGlite.create({ dataDir: directory });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 2 });
-  await server.start();
-  const conn = server.getServerConn();
-  return {
-    url: `postgres://postgres@${conn}/postgres`,
-    directory,
-    async stop() {
-      await server.stop();
-      await db.close();
-    },
-  };
+  // PGlite opens its files without a lock of its own; two processes writing one directory would
+  // corrupt it.
+  const release = await lockfile
+    .lock(directory, {
+      stale: LOCK_STALE_MS,
+      update: LOCK_STALE_MS / 5,
+      retries: 0,
+      onCompromised: (error) => {
+        // Another process may own the directory now: stop rather than write it together.
+        process.stderr.write(`the lock of the embedded database in ${directory} was lost (${error.message}); exiting\n`);
+        process.exit(1);
+      },
+    })
+    .catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ELOCKED' ? new DataDirInUseError(directory) : error;
+    });
+  try {
+    const db = await PGlite.create({ dataDir: directory });
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 2 });
+    await server.start();
+    const conn = server.getServerConn();
+    return {
+      url: `postgres://postgres@${conn}/postgres`,
+      directory,
+      async stop() {
+        await server.stop();
+        await db.close();
+        await release();
+      },
+    };
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw error;
+  }
 }

@@ -33,4 +33,19 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return destination ? pino(options, destination) : pino(options);
 }
 
+/**
+ * Human-readable lines (pino-pretty, in the main thread, synchronously, so nothing is lost at exit)
+ * for a person watching `npm start`; loaded only when asked for, so production never loads it.
+ */
+export async function prettyDestination(): Promise<DestinationStream> {
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // An access line on one line: "request completed GET /api/v1/users/me 200 3ms".
+    messageFormat: '{msg}{if req.method} {req.method} {req.path} {res.status} {responseTime}ms{end}',
+    ignore: 'pid,hostname,service,req,res,responseTime',
+  });
+}
+
 export type { Logger };

@@ -18,6 +18,13 @@ describe('configuration', () => {
     expect(config.sms.provider).toBe('console');
   });
 
+  it('reads LOG_FORMAT json or pretty, leaves it unset by default, and refuses anything else', () => {
+    expect(loadConfig({}).logFormat).toBeUndefined();
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'yaml' })).toThrow(/LOG_FORMAT: must be json or pretty/);
+  });
+
   it('refuses to start in production without JWT_SECRET, saying so', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', SMS_PROVIDER: 'console' })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
   });
