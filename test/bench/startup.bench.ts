@@ -1,5 +1,7 @@
 // Start-up: from spawning `node dist/src/main.js` to the first 200 of /readyz, on a fresh
-// PostgreSQL database (migrations included) and on a fresh embedded database (new DATA_DIR).
+// PostgreSQL database (migrations included) and on a fresh embedded database (new DATA_DIR); then
+// as a person runs it, `npm start` (incremental build included) on an embedded database started
+// before, and `npm start` with a bad configuration, to its message.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -12,14 +14,28 @@ import { freshDatabase, median, SERVICE_ENV, type Row } from './support.js';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const PORT = 4730;
 
-/** Milliseconds from spawn to the first 200 of /readyz (polled every 5 ms); then stops the process. */
-async function timeToReady(databaseUrl: string | undefined): Promise<number> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-start-'));
-  const env: NodeJS.ProcessEnv = { ...process.env, ...SERVICE_ENV, PORT: String(PORT), DATA_DIR: dataDir };
+interface Start {
+  databaseUrl?: string;
+  /** Reuse this DATA_DIR (kept afterwards) instead of a new one. */
+  dataDir?: string;
+  /** Through `npm start` (prestart's incremental build included) instead of node directly. */
+  npm?: boolean;
+}
+
+function spawnService({ databaseUrl, dataDir, npm }: Start, extraEnv: NodeJS.ProcessEnv = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...SERVICE_ENV, PORT: String(PORT), DATA_DIR: dataDir, ...extraEnv };
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  return npm
+    ? spawn('npm', ['start', '--silent'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(process.execPath, [join(root, 'dist/src/main.js')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Milliseconds from spawn to the first 200 of /readyz (polled every 5 ms); then stops the process. */
+async function timeToReady(start: Start): Promise<number> {
+  const dataDir = start.dataDir ?? mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-start-'));
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'dist/src/main.js')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawnService({ ...start, dataDir });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
     for (;;) {
@@ -31,18 +47,46 @@ async function timeToReady(databaseUrl: string | undefined): Promise<number> {
   } finally {
     child.kill('SIGTERM');
     await exited;
-    await rm(dataDir, { recursive: true, force: true });
+    if (!start.dataDir) await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Milliseconds from spawning `npm start` with PORT=abc to its exit, which must name PORT. */
+async function timeToConfigError(): Promise<number> {
+  const started = performance.now();
+  const child = spawnService({ npm: true }, { PORT: 'abc' });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  const ms = performance.now() - started;
+  if (code === 0 || !/- PORT: must be a number/.test(stderr)) throw new Error(`npm start with PORT=abc: exit ${code}\n${stderr}`);
+  return ms;
 }
 
 export async function startupBench(adminUrl: string): Promise<Row[]> {
   const postgres: number[] = [];
   const embedded: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    postgres.push(await timeToReady(await freshDatabase(adminUrl, 'meeting_accounts_bench_start')));
-    embedded.push(await timeToReady(undefined));
+    postgres.push(await timeToReady({ databaseUrl: await freshDatabase(adminUrl, 'meeting_accounts_bench_start') }));
+    embedded.push(await timeToReady({}));
     log(`start-up round ${i + 1}: PostgreSQL ${postgres[i]!.toFixed(0)} ms, embedded ${embedded[i]!.toFixed(0)} ms`);
   }
+  // A person's second `npm start`: dist is up to date and the embedded database exists.
+  const dataDir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-restart-'));
+  const restarts: number[] = [];
+  const configErrors: number[] = [];
+  try {
+    await timeToReady({ npm: true, dataDir });
+    for (let i = 0; i < ROUNDS; i++) {
+      restarts.push(await timeToReady({ npm: true, dataDir }));
+      configErrors.push(await timeToConfigError());
+      log(`npm start round ${i + 1}: ready again in ${restarts[i]!.toFixed(0)} ms, bad configuration reported in ${configErrors[i]!.toFixed(0)} ms`);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  const restart = median(restarts);
+  const configError = median(configErrors);
   const pg = median(postgres);
   const pglite = median(embedded);
   return [
@@ -57,6 +101,18 @@ export async function startupBench(adminUrl: string): Promise<Row[]> {
       value: `${(pglite / 1000).toFixed(2)} s (${embedded.map((t) => (t / 1000).toFixed(2)).join(', ')})`,
       target: '< 10 s',
       pass: pglite < 10_000,
+    },
+    {
+      case: 'npm start again on the embedded database, dist up to date (median of 3)',
+      value: `${(restart / 1000).toFixed(2)} s (${restarts.map((t) => (t / 1000).toFixed(2)).join(', ')})`,
+      target: '< 3 s',
+      pass: restart < 3000,
+    },
+    {
+      case: 'npm start with PORT=abc to its message and exit (median of 3)',
+      value: `${(configError / 1000).toFixed(2)} s (${configErrors.map((t) => (t / 1000).toFixed(2)).join(', ')})`,
+      target: '< 1 s',
+      pass: configError < 1000,
     },
   ];
 }
