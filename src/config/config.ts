@@ -63,6 +63,7 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(false),
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
 });
 
 export type Environment = z.infer<typeof envSchema>;
@@ -107,6 +108,8 @@ export interface Config {
   redis?: { url: string; keyPrefix: string };
   /** Shared key of service-to-service routes; they are off when it is not set. */
   internalApiKey?: string;
+  /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
+  graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -162,6 +165,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   }
   if (parseTrustProxy(e.TRUST_PROXY) === undefined) {
     problems.push('TRUST_PROXY: must be false, true, a number of proxy hops, or a comma-separated list of addresses/subnets');
+  }
+  // Introspection is off in production, so an explorer would have no schema to show.
+  if (e.NODE_ENV === 'production' && (e.GRAPHQL_EXPLORER ?? 'off') !== 'off') {
+    problems.push('GRAPHQL_EXPLORER: must be off when NODE_ENV=production');
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -219,6 +226,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       },
     },
     internalApiKey: e.INTERNAL_API_KEY,
+    graphqlExplorer: e.GRAPHQL_EXPLORER ?? (e.NODE_ENV === 'production' ? 'off' : 'graphiql'),
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,

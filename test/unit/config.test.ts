@@ -44,6 +44,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'file' })).toThrow(/SMS_OUTBOX_FILE/);
   });
 
+  it('shows GraphiQL on GET /graphql outside production and no explorer in production, unless told otherwise', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' };
+    expect(loadConfig({}).graphqlExplorer).toBe('graphiql');
+    expect(loadConfig({ NODE_ENV: 'test' }).graphqlExplorer).toBe('graphiql');
+    expect(loadConfig({ GRAPHQL_EXPLORER: 'sandbox' }).graphqlExplorer).toBe('sandbox');
+    expect(loadConfig({ GRAPHQL_EXPLORER: 'off' }).graphqlExplorer).toBe('off');
+    expect(loadConfig(production).graphqlExplorer).toBe('off');
+    expect(loadConfig({ ...production, GRAPHQL_EXPLORER: 'off' }).graphqlExplorer).toBe('off');
+    expect(() => loadConfig({ ...production, GRAPHQL_EXPLORER: 'graphiql' })).toThrow(/GRAPHQL_EXPLORER: must be off when NODE_ENV=production/);
+    expect(() => loadConfig({ GRAPHQL_EXPLORER: 'playground' })).toThrow(/GRAPHQL_EXPLORER/);
+  });
+
   it('reads booleans and numbers from strings and freezes the result', () => {
     const config = loadConfig({ REGISTRATION_ENABLED: 'false', CODE_TTL_SECONDS: '120' });
     expect(config.registrationEnabled).toBe(false);
