@@ -7,6 +7,7 @@ import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError } from './graphql/errors.js';
+import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -53,8 +54,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
   // What every request passes through, as one router layer: its id and access-log line, the security
-  // and CORS headers.
-  app.use(sequence(requestContext(logger), securityHeaders(), corsFor(config.corsOrigins)));
+  // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
+  app.use(sequence(requestContext(logger), securityHeaders(graphqlExplorer(config.graphqlExplorer)), corsFor(config.corsOrigins)));
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.
@@ -75,6 +76,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
       errorPlugin(logger),
       ApolloServerPluginCacheControlDisabled(),
+      landingPagePlugin(config.graphqlExplorer),
     ],
     validationRules: armor.validationRules,
     allowBatchedHttpRequests: false,

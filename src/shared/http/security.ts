@@ -4,10 +4,12 @@ import helmet from 'helmet';
 
 /**
  * Headers for an API: HSTS, nosniff, no framing, no referrer, a CSP that lets nothing load.
- * The Apollo Sandbox landing page (GET /graphql outside production) loads its scripts from
- * Apollo's CDN, so it gets a CSP that allows Apollo's origins, and still refuses to be framed.
+ *
+ * `explorer` (outside production, see graphql/explorer.ts) gets the GET requests below /graphql: it
+ * serves its page and files with headers of its own and passes everything else on. The test is made
+ * here, in the layer every request passes anyway, so that POST /graphql pays nothing for it.
  */
-export function securityHeaders(): RequestHandler {
+export function securityHeaders(explorer?: RequestHandler): RequestHandler {
   // The API answers JSON and images, never a page: the headers of OWASP's REST Security Cheat Sheet
   // plus Referrer-Policy and CORP. Helmet's others (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
   // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) only act on documents,
@@ -24,26 +26,52 @@ export function securityHeaders(): RequestHandler {
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
   });
-  const landing = helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        'default-src': ["'self'", 'https://*.apollographql.com', "'unsafe-inline'", 'data:'],
-        'frame-ancestors': ["'none'"],
-      },
-    },
-    strictTransportSecurity: { maxAge: 31536000, includeSubDomains: true },
-    crossOriginEmbedderPolicy: false,
-  });
   // Helmet's API headers depend on nothing in the request: record them once and replay them, rather
   // than run its dozen middleware functions on every request.
   const apiHeaders = recordHeaders(api);
   return (req, res, next) => {
-    if (req.method === 'GET' && req.path === '/graphql') return landing(req, res, next);
     for (const [name, value] of apiHeaders.set) res.setHeader(name, value);
     for (const name of apiHeaders.removed) res.removeHeader(name);
+    if (req.method === 'GET' && explorer !== undefined && req.path.startsWith('/graphql')) return explorer(req, res, next);
     next();
   };
+}
+
+/**
+ * Headers of the GraphiQL page and of its scripts and styles: every one of them comes from this
+ * server, so nothing from elsewhere may load. GraphiQL's stylesheet embeds its fonts and images as
+ * data: URLs, and its dialogs insert a <style> element to lock scrolling (hence inline styles; inline
+ * scripts stay refused).
+ */
+export function localPageHeaders(): RequestHandler {
+  return pageHeaders({
+    'default-src': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:'],
+    'font-src': ["'self'", 'data:'],
+    'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'none'"],
+    'frame-ancestors': ["'none'"],
+  });
+}
+
+/** Headers of Apollo Sandbox, whose page loads its scripts from Apollo's CDN and frames Apollo's sandbox. */
+export function sandboxPageHeaders(): RequestHandler {
+  return pageHeaders({
+    'default-src': ["'self'", 'https://*.apollographql.com', "'unsafe-inline'", 'data:'],
+    'frame-ancestors': ["'none'"],
+  });
+}
+
+/** Helmet's defaults, which are meant for documents, with `csp`; never framed, whatever the CSP says. */
+function pageHeaders(csp: Record<string, string[]>): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: { useDefaults: false, directives: csp },
+    strictTransportSecurity: { maxAge: 31536000, includeSubDomains: true },
+    xFrameOptions: { action: 'deny' },
+    crossOriginEmbedderPolicy: false,
+  });
 }
 
 /** The headers a middleware sets and removes on a response, whatever the request. */
