@@ -1,16 +1,19 @@
 import type { Sql } from '../../db/sql.js';
-import type { RateLimitStore, Rule, WindowState } from './rate-limiter.js';
+import { inFlightKey, type Admission, type RateLimitStore, type Rule, type WindowState } from './rate-limiter.js';
 
 interface Row {
   count: number;
   reset_in: number;
 }
 
-/** The upsert of one hit: a new window, or one more hit in the current one. */
-const UPSERT = `on conflict (key) do update set
-         count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
+/** A new window that starts at `n`, or `n` more in the current one; returns the count and time left. */
+const addToWindow = (n: number) => `on conflict (key) do update set
+         count = case when rate_limits.reset_at <= now() then ${n} else rate_limits.count + ${n} end,
          reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
        returning count, extract(epoch from reset_at - now())::float8 as reset_in`;
+
+/** The upsert of one hit: a new window, or one more hit in the current one. */
+const UPSERT = addToWindow(1);
 
 /**
  * `n` hits in one statement and one transaction: hit i+1 is made only when hit i stayed within its
@@ -28,6 +31,82 @@ function hitInOrderSql(n: number): string {
   });
   const rows = Array.from({ length: n }, (_, i) => `select ${i} as i, count, reset_in from h${i}`);
   return `with ${ctes.join(',\n')}\n${rows.join(' union all ')} order by i`;
+}
+
+/*
+ * Failure limits (RateLimiter.admitAttempt): admission, failure and release are one statement each,
+ * so one transaction each, made of data-modifying CTEs that each read the one before, which fixes
+ * their order. All of them lock rows in one order: the rules' failure rows in rule order, then their
+ * in-flight rows in rule order; so they cannot deadlock. While an admission holds a rule's failure
+ * row, no failure can be recorded and no other attempt admitted for the rule (a release may only
+ * lower the in-flight count), and ON CONFLICT DO UPDATE works on the latest committed version of a
+ * row: the admission compares the limit with the failures and attempts in flight of one moment, as
+ * the Redis script does.
+ */
+
+/**
+ * One attempt fewer in flight. A missing row becomes an ended one, so that the chain always goes on
+ * to the next rule.
+ */
+const RELEASE_UPSERT = `on conflict (key) do update set count = greatest(rate_limits.count - 1, 0) returning 1`;
+
+/**
+ * Admission: the failure rows of all rules (f0…) locked and read (adding 0), then the in-flight rows
+ * (p0…), each counted only when all failures are under their limits and there is room beside this
+ * rule's failures; p(i+1) is tried only after p(i) admitted. Parameters: the in-flight lifetime, then
+ * each rule's key, window, limit and in-flight key ($2, $3, $4, $5, then $6…).
+ */
+function admitSql(n: number): string {
+  const p = (i: number, field: number) => `$${2 + 4 * i + field}`;
+  const failures = Array.from({ length: n }, (_, i) => {
+    const values = `${p(i, 0)}, 0, now() + make_interval(secs => ${p(i, 1)})`;
+    const source = i === 0 ? `values (${values})` : `select ${values} from f${i - 1}`;
+    return `f${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${addToWindow(0)})`;
+  });
+  const allUnder = Array.from({ length: n }, (_, i) => `f${i}.count < ${p(i, 2)}`).join(' and ');
+  const inFlight = Array.from({ length: n }, (_, i) => {
+    const from = i === 0 ? `${Array.from({ length: n }, (_, j) => `f${j}`).join(', ')} where ${allUnder}` : `p${i - 1}`;
+    return `p${i} as (insert into rate_limits (key, count, reset_at) select ${p(i, 3)}, 1, now() + make_interval(secs => $1) from ${from}
+       on conflict (key) do update set
+         count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
+         reset_at = excluded.reset_at
+       where case when rate_limits.reset_at <= now() then 0 else rate_limits.count end + 1 + (select count from f${i}) <= ${p(i, 2)}
+       returning 1)`;
+  });
+  const rows = Array.from(
+    { length: n },
+    (_, i) => `select ${i} as i, count, reset_in, exists (select from p${i}) as admitted from f${i}`,
+  );
+  return `with ${[...failures, ...inFlight].join(',\n')}\n${rows.join(' union all ')} order by i`;
+}
+
+/** A failure for every rule, then an attempt fewer in flight. Parameters: each rule's key, window, in-flight key. */
+function failSql(n: number): string {
+  const p = (i: number, field: number) => `$${1 + 3 * i + field}`;
+  const failures = Array.from({ length: n }, (_, i) => {
+    const values = `${p(i, 0)}, 1, now() + make_interval(secs => ${p(i, 1)})`;
+    const source = i === 0 ? `values (${values})` : `select ${values} from f${i - 1}`;
+    return `f${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${addToWindow(1)})`;
+  });
+  const inFlight = Array.from({ length: n }, (_, i) => {
+    const from = i === 0 ? `f${n - 1}` : `p${i - 1}`;
+    return `p${i} as (insert into rate_limits (key, count, reset_at) select ${p(i, 2)}, 0, now() from ${from}\n       ${RELEASE_UPSERT})`;
+  });
+  return `with ${[...failures, ...inFlight].join(',\n')}\nselect from p${n - 1}`;
+}
+
+/** An attempt fewer in flight for every rule. Parameters: the in-flight keys. */
+function releaseSql(n: number): string {
+  const inFlight = Array.from({ length: n }, (_, i) => {
+    const source = i === 0 ? `values ($1, 0, now())` : `select $${i + 1}, 0, now() from p${i - 1}`;
+    return `p${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${RELEASE_UPSERT})`;
+  });
+  return `with ${inFlight.join(',\n')}\nselect from p${n - 1}`;
+}
+
+interface AdmitRow extends Row {
+  /** The attempt was counted in flight for this rule. */
+  admitted: boolean;
 }
 
 /** One atomic upsert per hit: correct under concurrency and across instances sharing the database. */
@@ -72,6 +151,33 @@ export class PostgresRateLimitStore implements RateLimitStore {
       [key],
       'rate_limit_undo',
     );
+  }
+
+  async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
+    const rows = await this.sql.rows<AdmitRow>(
+      admitSql(rules.length),
+      [inFlightSeconds, ...rules.flatMap((r) => [r.key, r.windowSeconds, r.limit, inFlightKey(r)])],
+      `rate_limit_admit_${rules.length}`,
+    );
+    const locked = rows.find((row, i) => row.count >= rules[i]!.limit);
+    if (locked) return { outcome: 'locked', resetInSeconds: toState(locked).resetInSeconds };
+    const admitted = rows.filter((row) => row.admitted).length;
+    if (admitted === rules.length) return { outcome: 'admitted' };
+    // A later rule had no room after earlier ones counted the attempt; one statement cannot undo that.
+    if (admitted > 0) await this.releaseAttempt(rules.slice(0, admitted));
+    return { outcome: 'busy' };
+  }
+
+  async failAttempt(rules: Rule[]): Promise<void> {
+    await this.sql.rows(
+      failSql(rules.length),
+      rules.flatMap((r) => [r.key, r.windowSeconds, inFlightKey(r)]),
+      `rate_limit_fail_${rules.length}`,
+    );
+  }
+
+  async releaseAttempt(rules: Rule[]): Promise<void> {
+    await this.sql.rows(releaseSql(rules.length), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
   }
 
   async reset(key: string): Promise<void> {

@@ -16,9 +16,28 @@ export interface RateLimitStore {
    */
   hitInOrder?(rules: Rule[]): Promise<WindowState[]>;
   peek(key: string): Promise<WindowState>;
-  /** Takes back one hit, e.g. when a reserved login attempt turned out to succeed. */
+  /** Takes back one hit, e.g. when a message that counted could not be sent. */
   undo(key: string): Promise<void>;
   reset(key: string): Promise<void>;
+  /**
+   * In one atomic step: refuses the attempt as `locked` when a rule's failures reached its limit, as
+   * `busy` when its failures and the attempts in flight (under `inFlightKey(rule)`) leave no room;
+   * otherwise counts it in flight for every rule, a count that lives `inFlightSeconds` after the
+   * last attempt admitted, so that the attempts of a crashed process do not stay in it for long.
+   */
+  admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission>;
+  /** In one atomic step: a failure more in each rule's window and an attempt fewer in flight. */
+  failAttempt(rules: Rule[]): Promise<void>;
+  /** An attempt fewer in flight for each rule, in rule order. */
+  releaseAttempt(rules: Rule[]): Promise<void>;
+}
+
+/** `resetInSeconds`: until the window of the rule whose failures reached its limit ends. */
+export type Admission = { outcome: 'admitted' } | { outcome: 'busy' } | { outcome: 'locked'; resetInSeconds: number };
+
+/** Where the attempts in flight against a failure limit are counted. */
+export function inFlightKey(rule: Rule): string {
+  return `${rule.key}:in-flight`;
 }
 
 export interface Rule {
@@ -59,7 +78,46 @@ export class RateLimiter {
   undo(rules: Rule[]): Promise<void[]> {
     return Promise.all(rules.map((r) => this.store.undo(r.key)));
   }
+
+  /**
+   * Failure limits that hold while attempts run in parallel. Each rule keeps two counts: failures in
+   * its window, and attempts in flight (admitted, not yet judged). An attempt is admitted only when
+   * failures + in flight + 1 <= limit for every rule, read and counted in one atomic step; it then
+   * either fails (one step: failures + 1, in flight - 1) or is released (in flight - 1). No step raises
+   * failures + in flight above the limit, so failures, which count only judged wrong attempts, never
+   * exceed it either: at most `limit` wrong attempts are judged per window, however many run at once
+   * on however many instances. The bound assumes no attempt stays in flight longer than
+   * IN_FLIGHT_SECONDS without another being admitted for the rule; past that its count lapses.
+   * Refusals count nowhere. Once failures reach the limit the answer is `messages.locked` until the
+   * window ends; while attempts in flight fill the room it is `messages.busy`, to retry in a second.
+   */
+  async admitAttempt(rules: Rule[], messages: { locked: string; busy: string }): Promise<void> {
+    const admission = await this.store.admitAttempt(rules, IN_FLIGHT_SECONDS);
+    switch (admission.outcome) {
+      case 'admitted':
+        return;
+      case 'busy':
+        throw rateLimited(messages.busy, BUSY_RETRY_SECONDS);
+      case 'locked':
+        throw rateLimited(messages.locked, admission.resetInSeconds);
+    }
+  }
+
+  /** The admitted attempt was wrong: it counts as a failure from now on. */
+  failAttempt(rules: Rule[]): Promise<void> {
+    return this.store.failAttempt(rules);
+  }
+
+  /** The admitted attempt was right (or was not judged): it counts nowhere. */
+  releaseAttempt(rules: Rule[]): Promise<void> {
+    return this.store.releaseAttempt(rules);
+  }
 }
+
+/** Far longer than a comparison takes, short enough that a crash's attempts in flight soon lapse. */
+const IN_FLIGHT_SECONDS = 60;
+/** Attempts in flight are judged within a fraction of a second. */
+const BUSY_RETRY_SECONDS = 1;
 
 function rateLimited(message: string, retryAfter: number): AppError {
   return new AppError(ErrorCode.RATE_LIMITED, message, { retryAfter: Math.max(1, Math.ceil(retryAfter)) });

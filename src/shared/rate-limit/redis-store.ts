@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RateLimitStore, WindowState } from './rate-limiter.js';
+import { inFlightKey, type Admission, type RateLimitStore, type Rule, type WindowState } from './rate-limiter.js';
 
 // Each script runs atomically inside Redis: no other client sees a half-updated window.
 const HIT = `
@@ -20,6 +20,37 @@ const UNDO = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
 return count`;
+
+// Failure limits (RateLimiter.admitAttempt). KEYS: the failures and in-flight keys of each rule, in
+// pairs. Returns {0, ms left in the window} when failures reached a limit, {1} when there is no room
+// beside them for one more attempt in flight, {2} when admitted.
+// ARGV: each rule's limit, then the lifetime of attempts in flight (ms).
+const ADMIT = `
+local n = #KEYS / 2
+local failures = {}
+for i = 1, n do
+  failures[i] = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
+  if failures[i] >= tonumber(ARGV[i]) then return {0, redis.call('PTTL', KEYS[2 * i - 1])} end
+end
+for i = 1, n do
+  if failures[i] + tonumber(redis.call('GET', KEYS[2 * i]) or '0') + 1 > tonumber(ARGV[i]) then return {1} end
+end
+for i = 1, n do
+  redis.call('INCR', KEYS[2 * i])
+  redis.call('PEXPIRE', KEYS[2 * i], ARGV[n + 1])
+end
+return {2}`;
+
+// An attempt fewer in flight; ARGV: 1 when it failed, with each rule's window (ms) from ARGV[2] on.
+const SETTLE = `
+for i = 1, #KEYS / 2 do
+  if ARGV[1] == '1' then
+    redis.call('INCR', KEYS[2 * i - 1])
+    if redis.call('PTTL', KEYS[2 * i - 1]) < 0 then redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[i + 1]) end
+  end
+  local inFlight = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  if inFlight > 1 then redis.call('DECR', KEYS[2 * i]) elseif inFlight == 1 then redis.call('DEL', KEYS[2 * i]) end
+end`;
 
 /** The same fixed windows as the PostgreSQL store, as Redis keys that expire with their window. */
 export class RedisRateLimitStore implements RateLimitStore {
@@ -54,6 +85,27 @@ export class RedisRateLimitStore implements RateLimitStore {
     await this.redis.eval(UNDO, 1, this.key(key));
   }
 
+  async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
+    const [outcome, ttl] = (await this.redis.eval(
+      ADMIT,
+      2 * rules.length,
+      ...this.ruleKeys(rules),
+      ...rules.map((r) => String(r.limit)),
+      String(inFlightSeconds * 1000),
+    )) as [number, number?];
+    if (outcome === 2) return { outcome: 'admitted' };
+    if (outcome === 1) return { outcome: 'busy' };
+    return { outcome: 'locked', resetInSeconds: Math.max(0, ttl ?? 0) / 1000 };
+  }
+
+  async failAttempt(rules: Rule[]): Promise<void> {
+    await this.redis.eval(SETTLE, 2 * rules.length, ...this.ruleKeys(rules), '1', ...rules.map((r) => String(r.windowSeconds * 1000)));
+  }
+
+  async releaseAttempt(rules: Rule[]): Promise<void> {
+    await this.redis.eval(SETTLE, 2 * rules.length, ...this.ruleKeys(rules), '0');
+  }
+
   async reset(key: string): Promise<void> {
     await this.redis.del(this.key(key));
   }
@@ -64,6 +116,10 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private ruleKeys(rules: Rule[]): string[] {
+    return rules.flatMap((r) => [this.key(r.key), this.key(inFlightKey(r))]);
   }
 
   private key(key: string): string {
