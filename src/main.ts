@@ -3,6 +3,12 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { createLogger, prettyDestination, type Logger } from './shared/logger.js';
 
+const EXPLORER_HINT = {
+  graphiql: ' (open it in a browser for GraphiQL; Apollo Sandbox: /graphql?explorer=sandbox)',
+  sandbox: ' (open it in a browser for Apollo Sandbox; GraphiQL: /graphql?explorer=graphiql)',
+  off: '',
+} as const;
+
 async function main(): Promise<void> {
   let config: Readonly<Config>;
   try {
@@ -25,7 +31,7 @@ async function main(): Promise<void> {
     [
       `meeting-accounts ${config.env} listening on ${server.url}`,
       `  REST:      ${server.url}/api/v1 (try ${server.url}/api/v1/auth/config)`,
-      `  GraphQL:   ${server.url}/graphql${config.isProduction ? '' : ' (open it in a browser for Apollo Sandbox)'}`,
+      `  GraphQL:   ${server.url}/graphql${EXPLORER_HINT[config.graphqlExplorer]}`,
       `  Database:  ${server.databaseMode}`,
       `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
       `  Avatars:   ${server.services.avatarStorage.description}`,
