@@ -1,0 +1,199 @@
+// Password checks in parallel (API.md section 5, "password login failures"): a right password is never
+// told that it failed and never counts as a failure, while parallel wrong guesses still get no more
+// comparisons than the limit allows. Requests are spread over two instances sharing one store, with
+// counters in PostgreSQL, then in Redis (TEST_REDIS_URL; skipped with a printed reason without it).
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LoginWithPasswordDocument } from '../generated/graphql.js';
+import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { errorOf, expectRetryAfter } from '../graphql/support.js';
+import { expectProblem, expectRateLimited } from '../rest/support.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL;
+if (!REDIS_URL) console.warn('skipping "parallel password checks with counters in Redis": TEST_REDIS_URL is not set');
+
+const LIMIT = 5; // LOGIN_FAILURES_PER_PHONE_IP's default
+const LOCKED = 'Too many failed password attempts; try again later';
+const BUSY = 'Too many password attempts in progress; try again in a moment';
+
+/** A password check's answer, in the terms of API.md; `retryAfter` and `detail` for a 429 only. */
+interface Outcome {
+  kind: 'ok' | 'invalid' | 'busy' | 'locked';
+  retryAfter?: number;
+  detail?: string;
+}
+
+interface Transport {
+  name: string;
+  login(server: TestServer, phone: string, password: string): Promise<Outcome>;
+}
+
+const rest: Transport = {
+  name: 'REST',
+  async login(server, phone, password) {
+    const res = await server.http.post('/api/v1/auth/login-password', { phone, password });
+    if (res.status === 200) return { kind: 'ok' };
+    if (res.status === 401) {
+      expectProblem(res, 401, 'INVALID_CREDENTIALS');
+      return { kind: 'invalid' };
+    }
+    const retryAfter = expectRateLimited(res, 86400);
+    return { kind: res.body.detail === BUSY ? 'busy' : 'locked', retryAfter, detail: res.body.detail };
+  },
+};
+
+const graphql: Transport = {
+  name: 'GraphQL',
+  async login(server, phone, password) {
+    const res = await server.http.gql(LoginWithPasswordDocument, { input: { phone, password } });
+    if (res.body.data?.loginWithPassword) return { kind: 'ok' };
+    if (res.body.errors?.[0]?.extensions?.code === 'INVALID_CREDENTIALS') {
+      errorOf(res, 'INVALID_CREDENTIALS');
+      return { kind: 'invalid' };
+    }
+    const retryAfter = expectRetryAfter(res);
+    const detail = res.body.errors![0]!.message;
+    return { kind: detail === BUSY ? 'busy' : 'locked', retryAfter, detail };
+  },
+};
+
+const kinds = (outcomes: Outcome[]) =>
+  outcomes.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.kind]: (acc[o.kind] ?? 0) + 1 }), {});
+
+interface Store {
+  /** The live value of a counter of the shared store, 0 when absent or expired. */
+  counter(key: string): Promise<number>;
+}
+
+interface Pair {
+  a: TestServer;
+  b: TestServer;
+}
+
+function parallelPasswordChecks(pair: Pair, store: Store): void {
+  /** `n` attempts at once, alternating between the two instances. */
+  const inParallel = (transport: Transport, n: number, phone: string, password: string | ((i: number) => string)) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        transport.login(i % 2 === 0 ? pair.a : pair.b, phone, typeof password === 'string' ? password : password(i)),
+      ),
+    );
+  const failKey = (phone: string) => `login-fail:phone-ip:${phone}:127.0.0.1`;
+
+  for (const transport of [rest, graphql]) {
+    it(`answers 30 parallel right passwords over ${transport.name} with success or a short retry, never a failure`, async () => {
+      const user = await registerUser(pair.a);
+      let outcomes = await inParallel(transport, 30, user.phone, GOOD_PASSWORD);
+      expect(outcomes.filter((o) => o.kind !== 'ok' && o.kind !== 'busy')).toEqual([]);
+      expect(kinds(outcomes).ok).toBeGreaterThanOrEqual(LIMIT);
+      // Each client waits as told and tries again; at least LIMIT get through in every round.
+      for (let round = 1; outcomes.some((o) => o.kind === 'busy'); round++) {
+        const busy = outcomes.filter((o) => o.kind === 'busy');
+        for (const o of busy) expect(o).toEqual({ kind: 'busy', retryAfter: expect.any(Number), detail: BUSY });
+        const wait = Math.max(...busy.map((o) => o.retryAfter!));
+        expect(wait).toBeLessThanOrEqual(2);
+        expect(round).toBeLessThan(30 / LIMIT);
+        await sleep(wait * 1000);
+        outcomes = await inParallel(transport, busy.length, user.phone, GOOD_PASSWORD);
+        expect(outcomes.filter((o) => o.kind !== 'ok' && o.kind !== 'busy')).toEqual([]);
+      }
+      expect(await store.counter(failKey(user.phone))).toBe(0);
+      expect(await store.counter(`${failKey(user.phone)}:in-flight`)).toBe(0);
+      // No success was counted: the full allowance of failures is still there.
+      for (let i = 0; i < LIMIT; i++) expect(await transport.login(pair.b, user.phone, `wrong-password-${i}`)).toEqual({ kind: 'invalid' });
+      const locked = await transport.login(pair.a, user.phone, GOOD_PASSWORD);
+      expect(locked).toEqual({ kind: 'locked', retryAfter: expect.any(Number), detail: LOCKED });
+      expect(locked.retryAfter).toBeGreaterThan(800);
+    });
+  }
+
+  it('compares at most 5 of 30 parallel wrong passwords, then refuses the right one until the window ends', async () => {
+    const user = await registerUser(pair.a);
+    const outcomes = await inParallel(rest, 30, user.phone, (i) => `wrong-password-${i}`);
+    expect(kinds(outcomes).invalid).toBe(LIMIT);
+    expect(outcomes.filter((o) => o.kind === 'ok')).toEqual([]);
+    for (const o of outcomes) {
+      if (o.kind === 'locked') expect(o.detail).toBe(LOCKED);
+      if (o.kind === 'busy') expect(o.retryAfter).toBeLessThanOrEqual(2);
+      if (o.kind === 'busy') expect(o.detail).toBe(BUSY);
+    }
+    expect(await store.counter(failKey(user.phone))).toBe(LIMIT);
+    expect(await store.counter(`${failKey(user.phone)}:in-flight`)).toBe(0);
+    for (const transport of [rest, graphql]) {
+      const locked = await transport.login(pair.b, user.phone, GOOD_PASSWORD);
+      expect(locked).toEqual({ kind: 'locked', retryAfter: expect.any(Number), detail: LOCKED });
+      expect(locked.retryAfter).toBeGreaterThan(800);
+      expect(locked.retryAfter).toBeLessThanOrEqual(900);
+    }
+  });
+
+  it('never tells a right password mixed with parallel wrong ones that it is wrong', async () => {
+    const user = await registerUser(pair.a);
+    const outcomes = await inParallel(rest, 20, user.phone, (i) => (i % 4 === 0 ? GOOD_PASSWORD : `wrong-password-${i}`));
+    outcomes.forEach((o, i) => {
+      if (i % 4 === 0) expect(o.kind).not.toBe('invalid');
+      else expect(o.kind).not.toBe('ok');
+    });
+    expect(kinds(outcomes).invalid ?? 0).toBeLessThanOrEqual(LIMIT);
+    expect(await store.counter(failKey(user.phone))).toBe(kinds(outcomes).invalid ?? 0);
+    expect(await store.counter(`${failKey(user.phone)}:in-flight`)).toBe(0);
+  });
+}
+
+/** Starts A and B with `env()` for the enclosing describe block. */
+function instancePair(env: () => Record<string, string>, clean: () => Promise<void> = async () => undefined): Pair {
+  const pair = {} as Pair;
+  beforeAll(async () => {
+    pair.a = await startTestServer(env());
+    pair.b = await startTestServer(env());
+  });
+  afterAll(async () => {
+    await pair.a?.stop();
+    await pair.b?.stop();
+  });
+  beforeEach(async () => {
+    await pair.a.reset();
+    await clean();
+  });
+  return pair;
+}
+
+describe('parallel password checks with counters in PostgreSQL', () => {
+  const pair = instancePair(() => ({}));
+  parallelPasswordChecks(pair, {
+    async counter(key) {
+      const rows = await pair.a.sql<{ count: number }>('select count from rate_limits where key = $1 and reset_at > now()', [key]);
+      return rows[0]?.count ?? 0;
+    },
+  });
+});
+
+(REDIS_URL ? describe : describe.skip)('parallel password checks with counters in Redis', () => {
+  const prefix = `test-${randomBytes(6).toString('hex')}:`;
+  let redis: Redis;
+  const removeKeys = async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  };
+  beforeAll(async () => {
+    redis = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+    await redis.connect();
+  });
+  const pair = instancePair(() => ({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix }), removeKeys);
+  afterAll(async () => {
+    if (redis?.status === 'ready') {
+      await removeKeys();
+      await redis.quit();
+    } else redis?.disconnect();
+  });
+
+  parallelPasswordChecks(pair, {
+    async counter(key) {
+      expect(await pair.a.sql('select key from rate_limits where key like $1', ['login-fail:%'])).toEqual([]);
+      return Number((await redis.get(`${prefix}rl:${key}`)) ?? 0);
+    },
+  });
+});
