@@ -1,0 +1,74 @@
+// The README's sign-in walkthroughs (REST and GraphQL), run as a person pastes them into bash, against
+// the real service printing its codes on standard output (console SMS provider), as `npm start` does.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEST_JWT_SECRET } from '../helpers/server.js';
+import { ROOT, startService, waitFor, type ServiceProcess } from './support.js';
+
+let dir: string;
+let service: ServiceProcess;
+let blocks: string[];
+
+beforeAll(async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('ACCESS_TOKEN='));
+  dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-readme-'));
+  service = await startService({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
+    DATA_DIR: dir,
+    JWT_SECRET: TEST_JWT_SECRET,
+    SMS_PROVIDER: 'console',
+    LOG_LEVEL: 'warn',
+  });
+});
+afterAll(async () => {
+  await service?.kill();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs a README block in bash; answers its `read -r CODE` with the code the service printed for `phone`. */
+async function runBlock(block: string): Promise<string> {
+  const phone = /^PHONE=(\d+)$/m.exec(block)?.[1];
+  if (!phone) throw new Error(`the README block sets no PHONE:\n${block}`);
+  const { host } = new URL(service.url);
+  const script = block.replaceAll('localhost:4000', host);
+  const bash = spawn('bash', ['-euo', 'pipefail', '-c', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  bash.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  bash.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => bash.once('exit', resolve));
+  const printed = new RegExp(`\\[sms\\] \\+86${phone} login code (\\d{6})`);
+  expect(await waitFor(() => printed.test(service.stdout()), 10_000)).toBe(true);
+  bash.stdin.end(`${printed.exec(service.stdout())![1]}\n`);
+  const code = await exited;
+  if (code !== 0) throw new Error(`the README block exited ${code}:\n${out}\n${err}`);
+  return out;
+}
+
+describe('README walkthrough', () => {
+  it('has a REST and a GraphQL sign-in block', () => {
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0]).toContain('/api/v1/auth/login');
+    expect(blocks[1]).toContain('/graphql');
+  });
+
+  it('signs in over REST with curl and jq, and reads the user with the captured token', async () => {
+    const out = await runBlock(blocks[0]!);
+    const me = JSON.parse(out.slice(out.lastIndexOf('{"id"')));
+    expect(me).toMatchObject({ phone: `+86${/^PHONE=(\d+)$/m.exec(blocks[0]!)![1]}` });
+  }, 30_000);
+
+  it('signs in over GraphQL with curl and jq, and reads the user with the captured token', async () => {
+    const out = await runBlock(blocks[1]!);
+    const me = JSON.parse(out.slice(out.lastIndexOf('{"data"')));
+    expect(me).toEqual({ data: { me: { id: expect.any(String), phone: `+86${/^PHONE=(\d+)$/m.exec(blocks[1]!)![1]}`, nickname: expect.any(String) } } });
+  }, 30_000);
+});
