@@ -17,14 +17,24 @@ step() { printf '\n==> %s\n' "$*"; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/meeting-accounts-image.XXXXXX")"
 chmod 755 "$work" # the service runs as an unprivileged user when this script runs as root
 db=""
+replay_pid=""
 redis_pid=""
+redis_port=""
+redis_prefix="meeting-accounts-image-check-$$:" # this run's counters, removed at the end
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
+  # The replay runs in a process group of its own (setsid): ending it ends its npm and the service.
+  if [ -n "$replay_pid" ]; then kill -KILL -- "-$replay_pid" 2>/dev/null || true; fi
   local pid
   pid="$(cat "$work/service.pid" 2>/dev/null || true)"
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-  if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null || true; fi
+  if [ -n "$redis_pid" ]; then
+    kill "$redis_pid" 2>/dev/null || true
+  elif [ -n "$redis_port" ]; then
+    redis-cli -h 127.0.0.1 -p "$redis_port" --scan --pattern "$redis_prefix*" 2>/dev/null |
+      xargs -r redis-cli -h 127.0.0.1 -p "$redis_port" del >/dev/null 2>&1 || true
+  fi
   if [ -n "$db" ]; then
     psql -h 127.0.0.1 -U postgres -q -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
   fi
@@ -90,7 +100,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-const { REPO, WORK, ORIG_PATH, LOCAL_DATABASE_URL, LOCAL_REDIS_URL } = process.env;
+const { REPO, WORK, ORIG_PATH, LOCAL_DATABASE_URL, LOCAL_REDIS_URL, LOCAL_REDIS_PREFIX } = process.env;
 const require = createRequire(path.join(REPO, 'package.json'));
 const { DockerfileParser } = require('dockerfile-ast');
 const YAML = require('yaml');
@@ -310,7 +320,7 @@ if (script && !fs.existsSync(path.join(app, script))) fail(`CMD runs ${script}, 
 const built = path.dirname(script ?? 'dist/src/main.js');
 const builtFiles = fs.readdirSync(path.join(app, built), { recursive: true }).filter((f) => fs.statSync(path.join(app, built, f)).isFile());
 const byExtension = Object.entries(Object.groupBy(builtFiles, (f) => path.extname(f) || '(none)')).map(([ext, list]) => `${list.length} ${ext}`);
-say(`${built}: ${byExtension.join(', ')}; besides .js: ${builtFiles.filter((f) => !/\.(js|map)$/.test(f)).join(', ') || 'nothing'}`);
+say(`${built}: ${byExtension.join(', ')}; besides .js and .map: ${builtFiles.filter((f) => !/\.(js|map)$/.test(f)).join(', ') || 'nothing'}`);
 
 // --- the compose file's environment, pointed at this machine ---------------------------------
 
@@ -359,7 +369,7 @@ if (!env.DATABASE_URL || new URL(env.DATABASE_URL).hostname !== 'postgres') fail
 swap('DATABASE_URL', LOCAL_DATABASE_URL, "this machine's PostgreSQL, a fresh database");
 if (!env.REDIS_URL || new URL(env.REDIS_URL).hostname !== 'redis') fail('REDIS_URL should name the redis service');
 swap('REDIS_URL', LOCAL_REDIS_URL, "this machine's Redis");
-swap('REDIS_KEY_PREFIX', `meeting-accounts-image-check-${process.pid}:`, 'counters of this run apart from others in a shared Redis');
+swap('REDIS_KEY_PREFIX', LOCAL_REDIS_PREFIX, "this run's counters apart in a shared Redis");
 if (!env.DATA_DIR?.startsWith('/')) fail('DATA_DIR should be an absolute path in the container');
 swap('DATA_DIR', onHost(image, env.DATA_DIR), 'the image path, inside the final stage');
 fs.mkdirSync(env.DATA_DIR, { recursive: true });
@@ -450,5 +460,8 @@ JS
 
 step "replay the Dockerfile"
 REPO="$repo" WORK="$work" ORIG_PATH="$orig_path" \
-  LOCAL_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" LOCAL_REDIS_URL="redis://127.0.0.1:$redis_port" \
-  "$repo/node_modules/.bin/node" "$work/replay.mjs"
+  LOCAL_DATABASE_URL="postgres://postgres@127.0.0.1:5432/$db" LOCAL_REDIS_URL="redis://127.0.0.1:$redis_port" LOCAL_REDIS_PREFIX="$redis_prefix" \
+  setsid "$repo/node_modules/.bin/node" "$work/replay.mjs" &
+replay_pid=$!
+wait "$replay_pid" # interruptible, unlike a foreground command: INT/TERM reach the trap at once
+replay_pid=""
