@@ -2,22 +2,13 @@
 // section 5): two instances, A and B, of one deployment, with counters in PostgreSQL, then in Redis.
 // The Redis half needs a Redis server: `npm test` starts one of its own unless TEST_REDIS_URL is set,
 // and skips it with a printed reason only when there is no redis-server to start (never in CI).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
+import { newPhone, type TestServer } from '../helpers/server.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem, expectRateLimited, wrongCode } from '../rest/support.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REDIS_SKIP = process.env.TEST_REDIS_SKIP;
-if (REDIS_SKIP) console.warn(`skipping "two instances with counters in Redis": ${REDIS_SKIP}`);
-
-interface Pair {
-  a: TestServer;
-  b: TestServer;
-}
 
 /** Where a counter must be found (and where it must not). */
 interface CounterStore {
@@ -95,24 +86,6 @@ function sharedLimits(pair: Pair, store: CounterStore): void {
   });
 }
 
-/** Starts A and B with `env()` for the enclosing describe block. */
-function instancePair(env: () => Record<string, string>, clean: () => Promise<void> = async () => undefined): Pair {
-  const pair = {} as Pair;
-  beforeAll(async () => {
-    pair.a = await startTestServer(env());
-    pair.b = await startTestServer(env());
-  });
-  afterAll(async () => {
-    await pair.a?.stop();
-    await pair.b?.stop();
-  });
-  beforeEach(async () => {
-    await pair.a.reset();
-    await clean();
-  });
-  return pair;
-}
-
 describe('two instances with counters in PostgreSQL', () => {
   const pair = instancePair(() => ({}));
   sharedLimits(pair, {
@@ -124,34 +97,13 @@ describe('two instances with counters in PostgreSQL', () => {
   });
 });
 
-(REDIS_SKIP ? describe.skip : describe)('two instances with counters in Redis', () => {
-  const prefix = `test-${randomBytes(6).toString('hex')}:`;
-  let redis: Redis;
-  const removeKeys = async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  };
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-    try {
-      await redis.connect();
-      expect(await redis.ping()).toBe('PONG');
-    } catch (error) {
-      throw new Error(`Redis is not reachable at ${REDIS_URL} (TEST_REDIS_URL): ${String(error)}`);
-    }
-  });
-  const pair = instancePair(() => ({ REDIS_URL, REDIS_KEY_PREFIX: prefix }), removeKeys);
-  afterAll(async () => {
-    if (redis?.status === 'ready') {
-      await removeKeys();
-      await redis.quit();
-    } else redis?.disconnect();
-  });
+describeWithRedis('two instances with counters in Redis', ({ env, prefix, client: redis }) => {
+  const pair = instancePair(() => env);
 
   sharedLimits(pair, {
     async expectCounter(key, atLeast) {
-      expect(Number(await redis.get(`${prefix}rl:${key}`))).toBeGreaterThanOrEqual(atLeast);
-      expect(await redis.pttl(`${prefix}rl:${key}`)).toBeGreaterThan(0);
+      expect(Number(await redis().get(`${prefix}rl:${key}`))).toBeGreaterThanOrEqual(atLeast);
+      expect(await redis().pttl(`${prefix}rl:${key}`)).toBeGreaterThan(0);
       expect(await pair.a.sql('select key from rate_limits')).toEqual([]);
     },
   });
@@ -159,7 +111,7 @@ describe('two instances with counters in PostgreSQL', () => {
   it('keeps its counters under REDIS_KEY_PREFIX only', async () => {
     const phone = newPhone();
     expect((await pair.a.http.post('/api/v1/auth/send-code', { phone })).status).toBe(200);
-    const keys = (await redis.keys('*')).filter((k) => k.includes(phone));
+    const keys = (await redis().keys('*')).filter((k) => k.includes(phone));
     expect(keys.sort()).toEqual([`${prefix}rl:send-code:phone:${phone}:day`, `${prefix}rl:send-code:phone:${phone}:hour`, `${prefix}rl:send-code:phone:${phone}:interval`]);
   });
 });

@@ -1,19 +1,15 @@
 // Password checks in parallel (API.md section 5, "password login failures"): a right password is never
 // told that it failed and never counts as a failure, while parallel wrong guesses still get no more
 // comparisons than the limit allows. Requests are spread over two instances sharing one store, with
-// counters in PostgreSQL, then in Redis (TEST_REDIS_URL; skipped with a printed reason without it).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { randomBytes } from 'node:crypto';
+// counters in PostgreSQL, then in Redis (skipped with a printed reason only when there is none).
+import { describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LoginWithPasswordDocument } from '../generated/graphql.js';
 import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
+import type { TestServer } from '../helpers/server.js';
 import { errorOf, expectRetryAfter } from '../graphql/support.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL;
-if (!REDIS_URL) console.warn('skipping "parallel password checks with counters in Redis": TEST_REDIS_URL is not set');
 
 const LIMIT = 5; // LOGIN_FAILURES_PER_PHONE_IP's default
 const LOCKED = 'Too many failed password attempts; try again later';
@@ -66,11 +62,6 @@ const kinds = (outcomes: Outcome[]) =>
 interface Store {
   /** The live value of a counter of the shared store, 0 when absent or expired. */
   counter(key: string): Promise<number>;
-}
-
-interface Pair {
-  a: TestServer;
-  b: TestServer;
 }
 
 function parallelPasswordChecks(pair: Pair, store: Store): void {
@@ -143,24 +134,6 @@ function parallelPasswordChecks(pair: Pair, store: Store): void {
   });
 }
 
-/** Starts A and B with `env()` for the enclosing describe block. */
-function instancePair(env: () => Record<string, string>, clean: () => Promise<void> = async () => undefined): Pair {
-  const pair = {} as Pair;
-  beforeAll(async () => {
-    pair.a = await startTestServer(env());
-    pair.b = await startTestServer(env());
-  });
-  afterAll(async () => {
-    await pair.a?.stop();
-    await pair.b?.stop();
-  });
-  beforeEach(async () => {
-    await pair.a.reset();
-    await clean();
-  });
-  return pair;
-}
-
 describe('parallel password checks with counters in PostgreSQL', () => {
   const pair = instancePair(() => ({}));
   parallelPasswordChecks(pair, {
@@ -171,29 +144,12 @@ describe('parallel password checks with counters in PostgreSQL', () => {
   });
 });
 
-(REDIS_URL ? describe : describe.skip)('parallel password checks with counters in Redis', () => {
-  const prefix = `test-${randomBytes(6).toString('hex')}:`;
-  let redis: Redis;
-  const removeKeys = async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  };
-  beforeAll(async () => {
-    redis = new Redis(REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
-    await redis.connect();
-  });
-  const pair = instancePair(() => ({ REDIS_URL: REDIS_URL!, REDIS_KEY_PREFIX: prefix }), removeKeys);
-  afterAll(async () => {
-    if (redis?.status === 'ready') {
-      await removeKeys();
-      await redis.quit();
-    } else redis?.disconnect();
-  });
-
+describeWithRedis('parallel password checks with counters in Redis', ({ env, prefix, client: redis }) => {
+  const pair = instancePair(() => env);
   parallelPasswordChecks(pair, {
     async counter(key) {
       expect(await pair.a.sql('select key from rate_limits where key like $1', ['login-fail:%'])).toEqual([]);
-      return Number((await redis.get(`${prefix}rl:${key}`)) ?? 0);
+      return Number((await redis().get(`${prefix}rl:${key}`)) ?? 0);
     },
   });
 });
