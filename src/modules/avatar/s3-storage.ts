@@ -67,10 +67,6 @@ export class S3AvatarStorage implements AvatarStorage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
   }
 
-  close(): void {
-    this.client.destroy();
-  }
-
   private objectKey(key: string): string {
     if (!isAvatarKey(key)) throw new Error(`unsafe avatar key ${JSON.stringify(key)}`);
     return `${this.options.prefix}${key}`;

@@ -29,10 +29,6 @@ export class UploadStaging {
     this.dir = resolve(dir);
   }
 
-  get directory(): string {
-    return this.dir;
-  }
-
   /** `source` may be a function that opens the stream: graphql-upload throws from there when the file was already too large. */
   async stage(source: Readable | (() => Readable)): Promise<StagedUpload> {
     let stream: Readable;

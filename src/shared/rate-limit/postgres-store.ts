@@ -135,16 +135,6 @@ export class PostgresRateLimitStore implements RateLimitStore {
     return rows.map(toState);
   }
 
-  async peek(key: string): Promise<WindowState> {
-    const row = await this.sql.one<Row>(
-      `select count, extract(epoch from reset_at - now())::float8 as reset_in
-         from rate_limits where key = $1 and reset_at > now()`,
-      [key],
-      'rate_limit_peek',
-    );
-    return row ? toState(row) : { count: 0, resetInSeconds: 0 };
-  }
-
   async undo(key: string): Promise<void> {
     await this.sql.rows(
       'update rate_limits set count = count - 1 where key = $1 and count > 0 and reset_at > now()',
@@ -178,10 +168,6 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async releaseAttempt(rules: Rule[]): Promise<void> {
     await this.sql.rows(releaseSql(rules.length), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
-  }
-
-  async reset(key: string): Promise<void> {
-    await this.sql.rows('delete from rate_limits where key = $1', [key], 'rate_limit_reset');
   }
 }
 

@@ -15,10 +15,8 @@ export interface RateLimitStore {
    * round trip; returns the states of the rules it hit. Keys must be distinct.
    */
   hitInOrder?(rules: Rule[]): Promise<WindowState[]>;
-  peek(key: string): Promise<WindowState>;
   /** Takes back one hit, e.g. when a message that counted could not be sent. */
   undo(key: string): Promise<void>;
-  reset(key: string): Promise<void>;
   /**
    * In one atomic step: refuses the attempt as `locked` when a rule's failures reached its limit, as
    * `busy` when its failures and the attempts in flight (under `inFlightKey(rule)`) leave no room;
@@ -64,14 +62,6 @@ export class RateLimiter {
     for (const rule of rules) {
       const state = await this.store.hit(rule.key, rule.windowSeconds);
       if (state.count > rule.limit) throw rateLimited(message, state.resetInSeconds);
-    }
-  }
-
-  /** Refuses without counting when any rule has already reached its limit. */
-  async check(rules: Rule[], message: string): Promise<void> {
-    for (const rule of rules) {
-      const state = await this.store.peek(rule.key);
-      if (state.count >= rule.limit) throw rateLimited(message, state.resetInSeconds);
     }
   }
 

@@ -11,11 +11,6 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
-const PEEK = `
-local count = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-return {count, ttl}`;
-
 const UNDO = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then redis.call('DECR', KEYS[1]) end
@@ -76,11 +71,6 @@ export class RedisRateLimitStore implements RateLimitStore {
     return { count, resetInSeconds: ttl / 1000 };
   }
 
-  async peek(key: string): Promise<WindowState> {
-    const [count, ttl] = (await this.redis.eval(PEEK, 1, this.key(key))) as [number, number];
-    return { count, resetInSeconds: Math.max(0, ttl) / 1000 };
-  }
-
   async undo(key: string): Promise<void> {
     await this.redis.eval(UNDO, 1, this.key(key));
   }
@@ -104,10 +94,6 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async releaseAttempt(rules: Rule[]): Promise<void> {
     await this.redis.eval(SETTLE, 2 * rules.length, ...this.ruleKeys(rules), '0');
-  }
-
-  async reset(key: string): Promise<void> {
-    await this.redis.del(this.key(key));
   }
 
   async ping(): Promise<boolean> {
