@@ -3,6 +3,14 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { User } from '../modules/account/user.entity.js';
+import { RefreshToken } from '../modules/auth/refresh-token.entity.js';
+import { Session } from '../modules/auth/session.entity.js';
+import { VerificationCode } from '../modules/auth/verification-code.entity.js';
+import { MeetingUsage } from '../modules/stats/meeting-usage.entity.js';
+import { UserMeetingRole } from '../modules/stats/user-meeting-role.entity.js';
+import { UserMeetingTotals } from '../modules/stats/user-meeting-totals.entity.js';
+import { UserMeeting } from '../modules/stats/user-meeting.entity.js';
+import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
@@ -28,10 +36,16 @@ export const migrations = [
   { name: 'Migration20261121140000', class: Migration20261121140000 },
 ];
 
+/**
+ * One entity per table the migrations create, listed like the migrations so that source and dist
+ * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
+ */
+export const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals];
+
 export function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({
     clientUrl: url,
-    entities: [User],
+    entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true, snapshot: false },

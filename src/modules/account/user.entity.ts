@@ -1,9 +1,10 @@
 import { OptionalProps } from '@mikro-orm/core';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 
+/** Table `users`; its columns and constraints mirror the migrations, which test/schema-drift.test.ts checks. */
 @Entity({ tableName: 'users' })
 export class User {
-  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt';
+  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -12,6 +13,7 @@ export class User {
   @Property({ type: 'string', length: 20, unique: 'users_phone_unique' })
   phone!: string;
 
+  /** 32 graphemes; one emoji can be several code points, hence the 256. */
   @Property({ type: 'string', length: 256 })
   nickname!: string;
 
@@ -22,12 +24,15 @@ export class User {
   @Property({ type: 'string', length: 64, nullable: true })
   avatarKey: string | null = null;
 
-  @Property({ type: 'datetime' })
-  createdAt: Date = new Date();
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt!: Date;
 
-  @Property({ type: 'datetime', onUpdate: () => new Date() })
-  updatedAt: Date = new Date();
+  @Property({ type: 'datetime', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt!: Date;
 
   @Property({ type: 'datetime', nullable: true })
   lastLoginAt: Date | null = null;
+
+  @Property({ type: 'integer', default: 0 })
+  loginCount!: number;
 }
