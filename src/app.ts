@@ -26,10 +26,10 @@ import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
 
-export const JSON_BODY_LIMIT = '100kb';
+const JSON_BODY_LIMIT = '100kb';
 
 /** GraphQL document limits of the contract (depth 10, aliases 15) and GraphQL Armor's defaults for the rest. */
-export const GRAPHQL_LIMITS = { depth: 10, aliases: 15, directives: 50, tokens: 1000, cost: 5000 } as const;
+const GRAPHQL_LIMITS = { depth: 10, aliases: 15, directives: 50, tokens: 1000, cost: 5000 } as const;
 
 export interface AppOptions {
   config: Config;

@@ -66,7 +66,7 @@ const envSchema = z.object({
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
 });
 
-export type Environment = z.infer<typeof envSchema>;
+type Environment = z.infer<typeof envSchema>;
 
 export interface Config {
   env: Environment['NODE_ENV'];

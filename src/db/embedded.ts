@@ -8,7 +8,7 @@ import lockfile from 'proper-lockfile';
 const LOCK_STALE_MS = 10_000;
 
 /** Raised when another process already has the embedded database of this DATA_DIR open. */
-export class DataDirInUseError extends Error {
+class DataDirInUseError extends Error {
   constructor(directory: string) {
     super(
       `the embedded database in ${directory} is in use by another process (lock ${directory}.lock). ` +

@@ -6,7 +6,7 @@ import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-export const resolvers = [AuthResolver, AccountResolver, AvatarResolver, PublicConfigResolver, StatsResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, AvatarResolver, PublicConfigResolver, StatsResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

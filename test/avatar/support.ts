@@ -183,7 +183,7 @@ export function gqlUpload(
 }
 
 /** The codes of a GraphQL response's errors. */
-export function gqlCodes(res: RawResponse): (string | undefined)[] {
+function gqlCodes(res: RawResponse): (string | undefined)[] {
   return (res.body?.errors ?? []).map((e: any) => e.extensions?.code);
 }
 

@@ -6,7 +6,7 @@ const UPLOADS = 20;
 const MiB = 1024 * 1024;
 
 /** A PNG whose header claims `width`x`height`, with a token of pixel data: a decompression bomb. */
-export function pixelBombPng(width: number, height: number): Buffer {
+function pixelBombPng(width: number, height: number): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
     const length = Buffer.alloc(4);

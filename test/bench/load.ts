@@ -2,8 +2,8 @@
 import autocannon from 'autocannon';
 import { cpuTicksOf, median } from './support.js';
 
-export const CONNECTIONS = 50;
-export const SECONDS = 10;
+const CONNECTIONS = 50;
+const SECONDS = 10;
 export const ROUNDS = 3;
 
 export interface LoadOptions {
@@ -87,10 +87,10 @@ export interface Comparison {
  * Load each server gets before the rounds: enough for V8 to optimise the whole request path (after a
  * 1-s warm-up the GraphQL service's ratio still rose from round to round, 0.69, 0.77, 0.83).
  */
-export const WARM_UP_SECONDS = 5;
+const WARM_UP_SECONDS = 5;
 
 /** Each round gives both servers SECONDS of load, in slices of this many seconds taken in turn. */
-export const SLICE_SECONDS = 2;
+const SLICE_SECONDS = 2;
 
 /**
  * Warms both servers up (WARM_UP_SECONDS each), then runs ROUNDS rounds; in each, baseline and

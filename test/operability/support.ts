@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
-export const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
-export const MAIN = join(ROOT, 'dist/src/main.js');
+const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
+const MAIN = join(ROOT, 'dist/src/main.js');
 
 export interface CapturedRequest {
   method: string;

@@ -12,7 +12,7 @@ export const ME = '/api/v1/users/me';
 export const PASSWORD = '/api/v1/users/me/password';
 export const SESSIONS = '/api/v1/users/me/sessions';
 export const RESET = '/api/v1/auth/reset-password';
-export const LOGIN_PASSWORD = '/api/v1/auth/login-password';
+const LOGIN_PASSWORD = '/api/v1/auth/login-password';
 export const REFRESH = '/api/v1/auth/refresh';
 export const NEW_PASSWORD = 'copper-lantern-77';
 
@@ -74,7 +74,7 @@ export async function expectGqlRefreshRefused(t: TestServer, refreshToken: strin
 }
 
 /** A small PNG (64×64, one colour). */
-export function smallPng(): Promise<Buffer> {
+function smallPng(): Promise<Buffer> {
   return sharp({ create: { width: 64, height: 64, channels: 3, background: '#123456' } })
     .png()
     .toBuffer();

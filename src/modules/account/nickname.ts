@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-export const NICKNAME_MAX_LENGTH = 32;
+const NICKNAME_MAX_LENGTH = 32;
 const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 
 /** Trims and checks a nickname: 1-32 user-perceived characters (an emoji counts as one), no control characters. */

@@ -3,8 +3,8 @@ import sharp from 'sharp';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 export const ACCEPTED_AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const;
-export const MAX_INPUT_SIDE = 4096;
-export const AVATAR_SIDE = 512;
+const MAX_INPUT_SIDE = 4096;
+const AVATAR_SIDE = 512;
 
 sharp.cache(false); // every avatar is decoded once; the cache would only hold memory
 

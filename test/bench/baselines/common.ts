@@ -7,7 +7,7 @@ import pg from 'pg';
  * Copied verbatim from Sessions.liveUser (src/modules/auth/sessions.ts) with USER_COLUMNS
  * (src/modules/account/user.view.ts) substituted: the service's per-request session check.
  */
-export const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
+const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
          from sessions s join users u on u.id = s.user_id
         where s.id = $1 and s.user_id = $2 and s.revoked_at is null and s.expires_at > now()`;
 
@@ -31,7 +31,7 @@ export const port = Number(env('PORT'));
 // Exit normally on SIGTERM, so that --cpu-prof can write its profile.
 process.once('SIGTERM', () => process.exit(0));
 /** The same pool size as the service's DATABASE_POOL_SIZE. */
-export const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(env('DATABASE_POOL_SIZE')) });
+const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(env('DATABASE_POOL_SIZE')) });
 const key = createSecretKey(Buffer.from(env('JWT_SECRET'), 'utf8'));
 const options: jwt.VerifyOptions = { algorithms: ['HS256'], issuer: 'meeting-accounts', audience: 'meeting-app' };
 

@@ -2,14 +2,14 @@ import { createHmac } from 'node:crypto';
 import type { SmsMessage, SmsProvider } from './sms-provider.js';
 
 /** Thrown by providers when a message was not accepted; the service answers SMS_DELIVERY_FAILED. */
-export class SmsDeliveryError extends Error {
+class SmsDeliveryError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SmsDeliveryError';
   }
 }
 
-export function smsText({ code, ttlSeconds }: SmsMessage): string {
+function smsText({ code, ttlSeconds }: SmsMessage): string {
   return `Your verification code is ${code}. It expires in ${Math.round(ttlSeconds / 60)} minutes. Do not share it.`;
 }
 

@@ -17,5 +17,4 @@ export function createSmsProvider(config: Config['sms']): SmsProvider {
   }
 }
 
-export type { SmsMessage, SmsProvider } from './sms-provider.js';
-export { SmsDeliveryError } from './http-sms.js';
+export type { SmsProvider } from './sms-provider.js';
