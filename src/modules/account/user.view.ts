@@ -1,5 +1,3 @@
-import type { UserJson } from '../../openapi/shapes.js';
-
 /** The public face of an account: what both transports return. No secret can reach it. */
 export interface UserView {
   id: string;
@@ -37,18 +35,5 @@ export function toUserView(row: UserRow): UserView {
     hasPassword: row.has_password,
     createdAt: new Date(row.created_at),
     lastLoginAt: row.last_login_at === null ? null : new Date(row.last_login_at),
-  };
-}
-
-/** Plain JSON for REST: ISO-8601 timestamps. */
-export function userToJson(user: UserView): UserJson {
-  return {
-    id: user.id,
-    phone: user.phone,
-    nickname: user.nickname,
-    avatarUrl: user.avatarUrl,
-    hasPassword: user.hasPassword,
-    createdAt: user.createdAt.toISOString(),
-    lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
   };
 }

@@ -1,9 +1,10 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
+import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
 import type { AuthPayloadJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
-import { userToJson } from '../account/user.view.js';
+import { userToJson } from '../account/user.rest.js';
 import {
   CodeLoginSchema,
   LogoutSchema,
@@ -18,18 +19,6 @@ import type { Principal } from './authenticator.js';
 
 export function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };
-}
-
-/** REST guard: puts the principal in `res.locals.principal` or fails with UNAUTHENTICATED. */
-export function requireAuth({ authenticator }: Services): RequestHandler {
-  return async (req, res, next) => {
-    res.locals.principal = await authenticator.authenticate(req.get('authorization'));
-    next();
-  };
-}
-
-export function principalOf(res: { locals: Record<string, unknown> }): Principal {
-  return res.locals.principal as Principal;
 }
 
 export function authRoutes(services: Services): Router {
@@ -54,8 +43,8 @@ export function authRoutes(services: Services): Router {
     await auth.resetPassword(parseInput(ResetPasswordSchema, req.body));
     res.status(204).end();
   });
-  router.post('/logout', requireAuth(services), async (req, res) => {
-    await auth.logout(principalOf(res), parseInput(LogoutSchema, req.body).allSessions);
+  router.post('/logout', requireAuth(services.authenticator), async (req, res) => {
+    await auth.logout(principalOf<Principal>(res), parseInput(LogoutSchema, req.body).allSessions);
     res.status(204).end();
   });
   return router;

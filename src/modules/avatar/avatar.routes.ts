@@ -2,8 +2,9 @@ import { Router, type RequestHandler } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Services } from '../../services.js';
 import { readSingleFile } from '../../shared/http/multipart.js';
-import { userToJson } from '../account/user.view.js';
-import { principalOf, requireAuth } from '../auth/auth.routes.js';
+import { userToJson } from '../account/user.rest.js';
+import { principalOf, requireAuth } from '../../shared/http/auth.js';
+import type { Principal } from '../auth/authenticator.js';
 
 /** POST /users/me/avatar: authentication before a single byte of the body is read. */
 export function avatarUploadRoute(services: Services): Router {
@@ -15,9 +16,9 @@ export function avatarUploadRoute(services: Services): Router {
       (file) => avatars.stage(file),
       (result) => result.discard(),
     );
-    res.json(userToJson(await avatars.replace(principalOf(res).userId, staged)));
+    res.json(userToJson(await avatars.replace(principalOf<Principal>(res).userId, staged)));
   };
-  return Router().post('/me/avatar', requireAuth(services), closeOnError, upload);
+  return Router().post('/me/avatar', requireAuth(services.authenticator), closeOnError, upload);
 }
 
 /** GET /avatars/:key: immutable content, so clients and proxies may cache it for a year. */

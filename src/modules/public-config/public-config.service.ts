@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Config } from '../../config/config.js';
-import type { PublicConfigJson } from '../../openapi/shapes.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../../shared/password/password-policy.js';
 import { ACCEPTED_AVATAR_TYPES } from '../avatar/avatar-image.js';
 
@@ -49,7 +48,21 @@ const DEFAULT_CONTENT = {
   },
 };
 
-export type PublicConfig = PublicConfigJson;
+/** What clients may know of the service; REST sends it as it is, GraphQL as the PublicConfig type. */
+export interface PublicConfig {
+  registrationEnabled: boolean;
+  about: typeof DEFAULT_CONTENT.about & { version: string };
+  helpCenter: typeof DEFAULT_CONTENT.helpCenter;
+  auth: {
+    codeLength: number;
+    codeTtlSeconds: number;
+    resendIntervalSeconds: number;
+    passwordMinLength: number;
+    passwordMaxBytes: number;
+    loginMethods: string[];
+  };
+  avatar: { maxBytes: number; acceptedTypes: string[] };
+}
 
 /** What clients may know of the service: registration switch, about, help center and the limits they must respect. */
 export class PublicConfigService {
@@ -66,7 +79,7 @@ export class PublicConfigService {
     };
   }
 
-  get(): PublicConfigJson {
+  get(): PublicConfig {
     const { config } = this;
     return {
       registrationEnabled: config.registrationEnabled,

@@ -1,16 +1,28 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
+import type { UserStatsJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { parseInput } from '../../shared/validation.js';
-import { principalOf, requireAuth } from '../auth/auth.routes.js';
-import { statsToJson } from './stats.service.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { UserStats } from './stats.service.js';
 import { MeetingUsageSchema } from './usage.inputs.js';
 
 export function statsRoutes(services: Services): Router {
-  return Router().get('/me/stats', requireAuth(services), async (_req, res) => {
-    res.json(statsToJson(await services.stats.forUser(principalOf(res).userId)));
+  return Router().get('/me/stats', requireAuth(services.authenticator), async (_req, res) => {
+    res.json(statsToJson(await services.stats.forUser(principalOf<Principal>(res).userId)));
   });
+}
+
+/** Plain JSON for REST: ISO-8601 timestamps. */
+export function statsToJson(stats: UserStats): UserStatsJson {
+  return {
+    ...stats,
+    lastLoginAt: stats.lastLoginAt?.toISOString() ?? null,
+    memberSince: stats.memberSince.toISOString(),
+    lastMeetingAt: stats.lastMeetingAt?.toISOString() ?? null,
+  };
 }
 
 /** Service-to-service routes, behind X-Internal-Key; absent (404) when no key is configured. */

@@ -1,5 +1,4 @@
 import type { Sql } from '../../db/sql.js';
-import type { UserStatsJson } from '../../openapi/shapes.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 export interface UserStats {
@@ -81,14 +80,4 @@ export class StatsService {
       last30Days: { meetings: row.recent_meetings, minutes: row.recent_minutes },
     };
   }
-}
-
-/** Plain JSON for REST: ISO-8601 timestamps. */
-export function statsToJson(stats: UserStats): UserStatsJson {
-  return {
-    ...stats,
-    lastLoginAt: stats.lastLoginAt?.toISOString() ?? null,
-    memberSince: stats.memberSince.toISOString(),
-    lastMeetingAt: stats.lastMeetingAt?.toISOString() ?? null,
-  };
 }
