@@ -4,6 +4,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { toAppError } from '../shared/errors/normalize.js';
+import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import type { Logger } from '../shared/logger.js';
 import type { GraphQLContext } from './context.js';
 
@@ -27,12 +28,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
     return { message: formatted.message, locations: formatted.locations, extensions };
   }
-  const appError = toAppError(original);
-  const extensions: Record<string, unknown> = { code: appError.code };
-  if (appError.fields) extensions.fields = appError.fields;
-  if (appError.retryAfter !== undefined) extensions.retryAfter = appError.retryAfter;
-  const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
-  return { message, locations: formatted.locations, path: formatted.path, extensions };
+  const shown = publicError(toAppError(original));
+  return { message: shown.message, locations: formatted.locations, path: formatted.path, extensions: graphqlExtensions(shown) };
 }
 
 /**

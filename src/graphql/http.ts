@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GraphQLError, parse } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
-import { describe, isServerFault } from '../shared/errors/catalogue.js';
+import { isServerFault } from '../shared/errors/catalogue.js';
+import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import { invalidFile } from '../shared/http/multipart.js';
 import { toHttpAppError } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
@@ -53,12 +54,10 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const extensions: Record<string, unknown> = { code: appError.code };
-    if (appError.fields) extensions.fields = appError.fields;
-    extensions.requestId = res.locals.requestId;
-    const message = appError.code === ErrorCode.INTERNAL ? 'An unexpected error occurred' : appError.message;
-    if (appError.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-    res.status(describe(appError.code).status).json({ errors: [{ message, extensions }] });
+    const shown = publicError(appError);
+    for (const [name, value] of shown.headers) res.setHeader(name, value);
+    const extensions = { ...graphqlExtensions(shown), requestId: res.locals.requestId };
+    res.status(shown.status).json({ errors: [{ message: shown.message, extensions }] });
   };
 }
 

@@ -169,7 +169,7 @@ describe('an unexpected failure', () => {
     }
     expect(res.body.errors).toHaveLength(1);
     const error = res.body.errors![0]!;
-    expect(error.message).toBe('An unexpected error occurred');
+    expect(error.message).toBe('An unexpected error occurred; quote the request id when reporting it');
     expect(error.extensions).toEqual({ code: 'INTERNAL', requestId: res.headers.get('x-request-id') });
     expect(JSON.stringify(res.body)).not.toMatch(/users|relation|\\n\s+at |node_modules/);
   });

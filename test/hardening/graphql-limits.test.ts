@@ -233,7 +233,7 @@ describe('in production', () => {
     const problem = expectProblem(rest, 500, 'INTERNAL');
     expect(problem.requestId).toBe(rest.headers.get('x-request-id'));
     expect(graphql.body.errors).toEqual([
-      expect.objectContaining({ message: 'An unexpected error occurred', extensions: { code: 'INTERNAL', requestId: graphql.headers.get('x-request-id') } }),
+      expect.objectContaining({ message: 'An unexpected error occurred; quote the request id when reporting it', extensions: { code: 'INTERNAL', requestId: graphql.headers.get('x-request-id') } }),
     ]);
     for (const res of [rest, graphql]) {
       expectNoLeaks(res);

@@ -1,28 +1,25 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode } from '../errors/app-error.js';
-import { describe, isServerFault } from '../errors/catalogue.js';
+import { isServerFault } from '../errors/catalogue.js';
 import { toAppError } from '../errors/normalize.js';
+import { publicError } from '../errors/public-error.js';
 import type { Logger } from '../logger.js';
 
-/** Writes an AppError as an RFC 9457 problem document; the only place REST errors are shaped. */
+/** Writes an AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
 export function sendProblem(res: Response, error: AppError): void {
-  const { status, title } = describe(error.code);
-  const internal = error.code === ErrorCode.INTERNAL;
+  const shown = publicError(error);
   const body: Record<string, unknown> = {
     type: 'about:blank',
-    title,
-    status,
-    code: error.code,
-    detail: internal ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
+    title: shown.title,
+    status: shown.status,
+    code: shown.code,
+    detail: shown.message,
     requestId: res.locals.requestId,
   };
-  if (error.fields) body.fields = error.fields;
-  if (error.retryAfter !== undefined) {
-    body.retryAfter = error.retryAfter;
-    res.setHeader('Retry-After', String(error.retryAfter));
-  }
-  if (error.code === ErrorCode.UNAUTHENTICATED) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+  if (shown.fields) body.fields = shown.fields;
+  if (shown.retryAfter !== undefined) body.retryAfter = shown.retryAfter;
+  for (const [name, value] of shown.headers) res.setHeader(name, value);
+  res.status(shown.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
 export const notFound: RequestHandler = (req) => {

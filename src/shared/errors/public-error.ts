@@ -1,0 +1,39 @@
+import { AppError, ErrorCode } from './app-error.js';
+import { describe } from './catalogue.js';
+
+/** What a client is told of an AppError, on either transport; REST and GraphQL only lay it out. */
+export interface PublicError {
+  status: number;
+  title: string;
+  code: ErrorCode;
+  /** The error's own message; for INTERNAL a fixed sentence, as its message may quote internals. */
+  message: string;
+  fields?: Record<string, string>;
+  retryAfter?: number;
+  /** HTTP headers that go with the answer. */
+  headers: [name: string, value: string][];
+}
+
+export function publicError(error: AppError): PublicError {
+  const { status, title } = describe(error.code);
+  const headers: [string, string][] = [];
+  if (error.retryAfter !== undefined) headers.push(['Retry-After', String(error.retryAfter)]);
+  if (error.code === ErrorCode.UNAUTHENTICATED) headers.push(['WWW-Authenticate', 'Bearer error="invalid_token"']);
+  return {
+    status,
+    title,
+    code: error.code,
+    message: error.code === ErrorCode.INTERNAL ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
+    ...(error.fields && { fields: error.fields }),
+    ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
+    headers,
+  };
+}
+
+/** The `extensions` of a GraphQL error: the code, and the fields or the retry delay when there are. */
+export function graphqlExtensions(error: PublicError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = { code: error.code };
+  if (error.fields) extensions.fields = error.fields;
+  if (error.retryAfter !== undefined) extensions.retryAfter = error.retryAfter;
+  return extensions;
+}
