@@ -9,7 +9,7 @@ import type { SessionView } from '../auth/sessions.js';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from './account.inputs.js';
 import { userToJson } from './user.rest.js';
 
-export function sessionToJson(session: SessionView): SessionJson {
+function sessionToJson(session: SessionView): SessionJson {
   return { ...session, createdAt: session.createdAt.toISOString(), lastUsedAt: session.lastUsedAt.toISOString() };
 }
 

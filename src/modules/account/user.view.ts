@@ -13,7 +13,7 @@ export interface UserView {
 export const USER_COLUMNS = `u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at`;
 
 /** Where avatars are served; the key changes whenever the avatar does. */
-export const AVATAR_PATH = '/api/v1/avatars/';
+const AVATAR_PATH = '/api/v1/avatars/';
 
 export interface UserRow {
   id: string;

@@ -17,7 +17,7 @@ import {
 import type { AuthPayload } from './auth.service.js';
 import type { Principal } from './authenticator.js';
 
-export function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
+function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };
 }
 

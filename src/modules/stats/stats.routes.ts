@@ -16,7 +16,7 @@ export function statsRoutes(services: Services): Router {
 }
 
 /** Plain JSON for REST: ISO-8601 timestamps. */
-export function statsToJson(stats: UserStats): UserStatsJson {
+function statsToJson(stats: UserStats): UserStatsJson {
   return {
     ...stats,
     lastLoginAt: stats.lastLoginAt?.toISOString() ?? null,
