@@ -2,9 +2,11 @@
 // X-Request-Id header, the requestId of error bodies); one access-log line per request, with the
 // path only; LOG_LEVEL, checked on the real service process (the test helper brings its own logger).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -12,7 +14,7 @@ import sharp from 'sharp';
 import type { HttpResult } from '../helpers/http.js';
 import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
-import { FakeSmsServer, startService } from './support.js';
+import { FakeSmsServer, startService, waitFor } from './support.js';
 
 interface LogLine {
   level: number;
@@ -104,18 +106,26 @@ describe('request ids in logs', () => {
 
   it('logs a request whose connection closed before the answer once, as aborted, and goes on answering others', async () => {
     const logs = logsFromNow();
+    // The server runs in this process: Node announces each request whose head it has parsed.
+    const started: string[] = [];
+    const onStart = (message: unknown) => void started.push((message as { request: IncomingMessage }).request.url!);
+    subscribe('http.server.request.start', onStart);
     const socket = connect(new URL(t.url).port as unknown as number, '127.0.0.1');
-    await once(socket, 'connect');
-    // Headers and the start of a body that never comes: the request is in flight, its body unread.
-    socket.write(
-      'POST /api/v1/auth/send-code?phone=secret HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"phone":',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    socket.destroy();
-    const deadline = Date.now() + 5_000;
+    try {
+      await once(socket, 'connect');
+      // Headers and the start of a body that never comes: the request is in flight, its body unread.
+      socket.write(
+        'POST /api/v1/auth/send-code?phone=secret HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"phone":',
+      );
+      expect(await waitFor(() => started.includes('/api/v1/auth/send-code?phone=secret'), 5_000, 10)).toBe(true);
+    } finally {
+      unsubscribe('http.server.request.start', onStart);
+      socket.destroy();
+    }
     const aborted = () => logs().filter((line) => isAccessLine(line) && line.req?.path === '/api/v1/auth/send-code');
-    while (aborted().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // a second line would have been written by now
+    expect(await waitFor(() => aborted().length > 0, 5_000, 20)).toBe(true);
+    // Only a second line can prove the "once" wrong: watch a while for one, ending early if it comes.
+    expect(await waitFor(() => aborted().length > 1, 200, 20)).toBe(false);
     const lines = aborted();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, aborted: true, req: { method: 'POST', path: '/api/v1/auth/send-code' } });
@@ -217,9 +227,12 @@ describe('LOG_LEVEL (real service process)', () => {
       };
       const warnIds = await probe(warn.url);
       await probe(silent.url);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // let stdout drain
 
       const jsonLines = (out: string) => parse(out.split('\n').filter((line) => line.startsWith('{')).join('\n'));
+      // The 404 line comes last out of the warn process (lines are written in order): wait for it.
+      expect(await waitFor(() => warn.stdout().includes(warnIds.missing), 5_000, 20)).toBe(true);
+      // The silent process writes nothing to wait for: watch its output a while, ending early if a line comes.
+      expect(await waitFor(() => jsonLines(silent.stdout()).length > 0, 200, 20)).toBe(false);
       const warnLines = jsonLines(warn.stdout());
       expect(warnLines.every((line) => line.level >= 40)).toBe(true);
       expect(warnLines.some((line) => line.raw.includes(warnIds.ok))).toBe(false);
