@@ -2,17 +2,18 @@
 // in flight: new connections are refused, readiness is 503, what is in flight completes with 200,
 // and the process exits 0. The start-up summary names the URL, the database (password masked), the
 // SMS provider and the avatar storage. A bad configuration stops start-up with every bad key listed.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import sharp from 'sharp';
 import { GOOD_PASSWORD } from '../helpers/factories.js';
 import { newPhone, TEST_JWT_SECRET } from '../helpers/server.js';
-import { freePort, runService, sleep, startService, within, type ServiceProcess } from './support.js';
+import { freePort, runService, sleep, startService, waitFor, within, type ServiceProcess } from './support.js';
 
 const DB_PASSWORD = 'pw-that-must-not-show-4411';
 let dir: string;
@@ -25,10 +26,51 @@ beforeAll(() => {
   databaseUrl = new URL(process.env.TEST_WORKER_DATABASE_URL!);
   databaseUrl.password = DB_PASSWORD; // the test database trusts local connections: the password is only shown, or not
 });
-afterAll(async () => {
+afterEach(async () => {
   await service?.kill();
+  service = undefined;
+});
+afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** Starts the real service on a port of its own, as a development deployment with the file SMS provider. */
+async function startOwnService(): Promise<ServiceProcess> {
+  port = await freePort();
+  service = await startService({
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl.toString(),
+    DATA_DIR: join(dir, 'data'),
+    JWT_SECRET: TEST_JWT_SECRET,
+    SMS_PROVIDER: 'file',
+    SMS_OUTBOX_FILE: join(dir, 'sms.jsonl'),
+    BCRYPT_COST: '12',
+    // One hashing thread: four logins take four bcrypt rounds one after the other (~0.3 s each).
+    PASSWORD_HASH_THREADS: '1',
+  }, 30_000);
+  return service;
+}
+
+/** The password sign-ins of `phone` the service has admitted and is still comparing (its in-flight counter). */
+async function loginsInFlight(phone: string): Promise<number> {
+  const client = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      `select coalesce(sum(count), 0)::int as n from rate_limits where key like 'login-fail:phone-ip:' || $1::text || ':%:in-flight' and reset_at > now()`,
+      [phone],
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Uploads being staged in the service's DATA_DIR/tmp. */
+const stagedUploads = async () => (await readdir(join(dir, 'data', 'tmp')).catch(() => [])).filter((name) => name.startsWith('upload-'));
 
 interface Answer {
   status: number;
@@ -115,6 +157,7 @@ function slowUploadThenReadyz(token: string, chunks: Buffer[], contentType: stri
       );
       for (const chunk of chunks.slice(0, -1)) {
         socket.write(chunk);
+        // Part of what is tested: the gaps keep the upload in flight for about a second.
         await sleep(gapMs);
       }
       // Pipelined with the end of the body, so it is queued before the upload's answer goes out.
@@ -125,22 +168,8 @@ function slowUploadThenReadyz(token: string, chunks: Buffer[], contentType: stri
 
 describe('SIGTERM', () => {
   it('refuses new connections, finishes the in-flight upload and logins with 200, and exits 0 within 10 s', async () => {
-    port = await freePort();
+    const running = await startOwnService();
     const outbox = join(dir, 'sms.jsonl');
-    service = await startService({
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: databaseUrl.toString(),
-      DATA_DIR: join(dir, 'data'),
-      JWT_SECRET: TEST_JWT_SECRET,
-      SMS_PROVIDER: 'file',
-      SMS_OUTBOX_FILE: outbox,
-      BCRYPT_COST: '12',
-      // One hashing thread: four logins take four bcrypt rounds one after the other (~0.3 s each).
-      PASSWORD_HASH_THREADS: '1',
-    }, 30_000);
 
     const phone = newPhone();
     expect((await json('/api/v1/auth/send-code', { phone, purpose: 'register' })).status).toBe(200);
@@ -154,14 +183,19 @@ describe('SIGTERM', () => {
     const { chunks, contentType } = await avatarBody(11);
     const upload = slowUploadThenReadyz(token, chunks, contentType, 100);
     const logins = Array.from({ length: 4 }, () => json('/api/v1/auth/login-password', { phone, password: GOOD_PASSWORD }));
-    // Long enough for the connections to be accepted; the logins then still have a second of hashing ahead.
-    await sleep(300);
+    // Until the service has the upload streaming to disk and all four logins admitted to hashing;
+    // the logins then still have about a second of hashing ahead.
+    let inFlight = { staged: 0, logins: 0 };
+    const ready = await waitFor(async () => {
+      inFlight = { staged: (await stagedUploads()).length, logins: await loginsInFlight(phone) };
+      return inFlight.staged === 1 && inFlight.logins === 4;
+    }, 5_000, 10);
+    expect({ ready, ...inFlight }).toEqual({ ready: true, staged: 1, logins: 4 });
 
     const sigterm = Date.now();
-    service.child.kill('SIGTERM');
-    await sleep(100);
-    // The listener is closed: a new connection (as a readiness probe would open) is refused.
-    expect(await tryConnect()).toBe('ECONNREFUSED');
+    running.child.kill('SIGTERM');
+    // The listener closes: a new connection (as a readiness probe would open) is then refused.
+    expect(await waitFor(async () => (await tryConnect()) === 'ECONNREFUSED', 5_000, 10)).toBe(true);
     const probe = await call('/readyz', {}).then((a) => String(a.status), (error: NodeJS.ErrnoException) => error.code);
     expect(probe).toBe('ECONNREFUSED');
 
@@ -176,16 +210,15 @@ describe('SIGTERM', () => {
     // Hashing is serial: at least the last logins were still running when SIGTERM came.
     expect(Math.max(...signedIn.map((a) => a.at))).toBeGreaterThan(sigterm);
 
-    const exit = await within(service.exited, 10_000);
+    const exit = await within(running.exited, 10_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - sigterm).toBeLessThan(10_000);
     expect(await tryConnect()).toBe('ECONNREFUSED');
-    expect(service.stderr()).toBe('');
+    expect(running.stderr()).toBe('');
   }, 45_000);
 
-  it('printed a start-up summary: URL, GraphQL sandbox, database without its password, SMS provider, avatar storage', () => {
-    expect(service).toBeDefined();
-    const out = service!.stdout();
+  it('prints a start-up summary: URL, GraphQL sandbox, database without its password, SMS provider, avatar storage', async () => {
+    const out = (await startOwnService()).stdout();
     const base = `http://127.0.0.1:${port}`;
     expect(out).toContain(`listening on ${base}`);
     expect(out).toContain(`${base}/graphql`);
