@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -20,6 +21,16 @@ export function normaliseNickname(raw: string): string {
   }
   return nickname;
 }
+
+/** A shape bound on top of the 32-grapheme rule of normaliseNickname: one grapheme can be arbitrarily long. */
+const NICKNAME_MAX_CODE_POINTS = 256;
+
+/** The nickname field of a request, before normaliseNickname: a string of at most 256 code points. */
+export const nicknameField = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+  .refine((s) => s.length <= NICKNAME_MAX_CODE_POINTS || [...s].length <= NICKNAME_MAX_CODE_POINTS, {
+    error: `must be at most ${NICKNAME_MAX_CODE_POINTS} code points`,
+  });
 
 /** `User` followed by the last four digits of the phone. */
 export function defaultNickname(e164: string): string {

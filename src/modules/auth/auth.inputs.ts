@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { requiredString } from '../../shared/validation.js';
+import { nicknameField } from '../account/nickname.js';
 import { CodePurpose } from './code-purpose.js';
 
 // Shapes only; phone validity, password policy and nickname rules are business rules in the services.
@@ -7,8 +8,6 @@ const phone = requiredString(32);
 const code = requiredString(16);
 // Long enough that an over-long password reaches the policy and is answered WEAK_PASSWORD.
 const password = requiredString(1024);
-// A shape bound on top of the 32-grapheme rule of the account service: one grapheme can be arbitrarily long.
-const NICKNAME_MAX_CODE_POINTS = 256;
 
 export const SendCodeSchema = z.object({
   phone,
@@ -29,12 +28,7 @@ export const RegisterSchema = z.object({
   phone,
   code,
   password,
-  nickname: z
-    .string({ error: 'must be a string' })
-    .refine((s) => s.length <= NICKNAME_MAX_CODE_POINTS || [...s].length <= NICKNAME_MAX_CODE_POINTS, {
-      error: `must be at most ${NICKNAME_MAX_CODE_POINTS} code points`,
-    })
-    .nullish(),
+  nickname: nicknameField.nullish(),
 });
 export type RegisterInput = z.output<typeof RegisterSchema>;
 
