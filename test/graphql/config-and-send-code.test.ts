@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ConfigDocument, SendCodeDocument, type CodePurpose } from '../generated/graphql.js';
-import { registerUser, signInWithCode } from '../helpers/factories.js';
+import { clearRateLimits, registerUser, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, dataOf, errorOf, expectRetryAfter, PURPOSE_NAME } from './support.js';
+import { dataOf, errorOf, expectRetryAfter, PURPOSE_NAME } from './support.js';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { LoginDocument, LoginWithPasswordDocument, MeDocument } from '../generated/graphql.js';
 import { GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { dataOf, errorOf, expectAuthPayload, expectRetryAfter, gqlCode, wrongCode } from './support.js';
+import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
+import { dataOf, errorOf, expectRetryAfter, gqlCode } from './support.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -21,7 +22,7 @@ describe('login mutation (SMS code)', () => {
     const phone = newPhone();
     const code = await gqlCode(t, phone);
     const payload = dataOf(await login(phone, code)).login;
-    expectAuthPayload(payload, phone, true);
+    expectAuthPayload(payload, 'GraphQL', { isNewUser: true, user: { phone } });
     expect(payload.user).toMatchObject({ nickname: `User${phone.slice(-4)}`, hasPassword: false });
     expect(await count('users')).toBe(1);
     expect(await count('sessions')).toBe(1);
@@ -34,7 +35,7 @@ describe('login mutation (SMS code)', () => {
     await t.sql('delete from rate_limits');
     const code = await gqlCode(t, existing.phone);
     const payload = dataOf(await login(existing.phone.slice(3), code)).login;
-    expectAuthPayload(payload, existing.phone, false);
+    expectAuthPayload(payload, 'GraphQL', { isNewUser: false, user: { phone: existing.phone } });
     expect(payload.user).toMatchObject({ id: existing.userId, hasPassword: true });
     expect(await count('users')).toBe(1);
   });
@@ -77,7 +78,7 @@ describe('login mutation (SMS code)', () => {
     const phone = newPhone();
     const code = await gqlCode(t, phone);
     for (let i = 0; i < 4; i++) errorOf(await login(phone, wrongCode(code)), 'INVALID_CODE');
-    expectAuthPayload(dataOf(await login(phone, code)).login, phone, true);
+    expectAuthPayload(dataOf(await login(phone, code)).login, 'GraphQL', { isNewUser: true, user: { phone } });
   });
 
   it('burns the code after 5 wrong guesses: the right code is then INVALID_CODE', async () => {
@@ -114,7 +115,7 @@ describe('loginWithPassword mutation', () => {
     const user = await registerUser(t);
     for (const phone of [user.phone, user.phone.slice(3)]) {
       const payload = dataOf(await loginWithPassword(phone, GOOD_PASSWORD)).loginWithPassword;
-      expectAuthPayload(payload, user.phone, false);
+      expectAuthPayload(payload, 'GraphQL', { isNewUser: false, user: { phone: user.phone } });
       expect(payload.user).toMatchObject({ id: user.userId, hasPassword: true });
     }
     expect(await count('sessions')).toBe(3);

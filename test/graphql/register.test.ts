@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ConfigDocument, LoginDocument, LoginWithPasswordDocument, RegisterDocument, SendCodeDocument } from '../generated/graphql.js';
-import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
+import { clearRateLimits, GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, dataOf, errorOf, expectAuthPayload, gqlCode, gqlLogin, wrongCode } from './support.js';
+import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
+import { dataOf, errorOf, gqlCode, gqlLogin } from './support.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ describe('register mutation', () => {
     const phone = newPhone();
     const code = await gqlCode(t, phone, 'REGISTER');
     const payload = dataOf(await register({ phone, code, password: GOOD_PASSWORD, nickname: '  Ada  ' })).register;
-    expectAuthPayload(payload, phone, true);
+    expectAuthPayload(payload, 'GraphQL', { isNewUser: true, user: { phone } });
     expect(payload.user).toMatchObject({ nickname: 'Ada', hasPassword: true });
     const again = dataOf(await t.http.gql(LoginWithPasswordDocument, { input: { phone, password: GOOD_PASSWORD } }));
     expect(again.loginWithPassword.user.id).toBe(payload.user.id);
@@ -153,7 +154,7 @@ describe('with registration switched off', () => {
     dataOf(await off.http.gql(SendCodeDocument, { input: { phone: user.phone } }));
     const code = await off.codeFor(user.phone, 'login');
     const byCode = dataOf(await off.http.gql(LoginDocument, { input: { phone: user.phone, code } })).login;
-    expectAuthPayload(byCode, user.phone, false);
+    expectAuthPayload(byCode, 'GraphQL', { isNewUser: false, user: { phone: user.phone } });
     const byPassword = dataOf(await off.http.gql(LoginWithPasswordDocument, { input: { phone: user.phone, password: GOOD_PASSWORD } }));
     expect(byPassword.loginWithPassword.user.id).toBe(user.userId);
   });

@@ -1,6 +1,4 @@
 import { expect } from '@jest/globals';
-import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
 import {
   LoginDocument,
   RegisterDocument,
@@ -21,9 +19,6 @@ export const PURPOSE_NAME: Record<CodePurpose, string> = {
   RESET_PASSWORD: 'reset-password',
   DELETE_ACCOUNT: 'delete-account',
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** Asserts a GraphQL success and returns its data. */
 export function dataOf<T>(res: HttpResult<GraphQLResponse<T>>): T {
@@ -75,16 +70,6 @@ export async function gqlCode(t: TestServer, phone: string, purpose: CodePurpose
   return t.codeFor(phone, PURPOSE_NAME[purpose]);
 }
 
-/** A different code of the same length. */
-export function wrongCode(code: string): string {
-  return ((Number(code) + 1) % 10 ** code.length).toString().padStart(code.length, '0');
-}
-
-/** Lets a test request another code for the same phone without waiting for the resend interval. */
-export async function clearRateLimits(t: TestServer): Promise<void> {
-  await t.sql('delete from rate_limits');
-}
-
 /** Signs in by code over GraphQL (creates a code-only account for a new phone). */
 export async function gqlLogin(t: TestServer, phone = newPhone()): Promise<AuthPayloadFieldsFragment & { phone: string }> {
   const code = await gqlCode(t, phone, 'LOGIN');
@@ -99,49 +84,4 @@ export async function gqlRegister(
 ): Promise<AuthPayloadFieldsFragment & { phone: string }> {
   const code = await gqlCode(t, phone, 'REGISTER');
   return { phone, ...dataOf(await t.http.gql(RegisterDocument, { input: { phone, code, password } })).register };
-}
-
-/** Checks the shape of an AuthPayload against the contract. */
-export function expectAuthPayload(payload: AuthPayloadFieldsFragment, phone: string, isNewUser: boolean): void {
-  expect(payload.tokenType).toBe('Bearer');
-  expect(payload.accessToken.split('.')).toHaveLength(3);
-  expect(payload.expiresIn).toBe(900);
-  expect(payload.refreshToken.length).toBeGreaterThanOrEqual(43);
-  expect(payload.refreshExpiresIn).toBe(2592000);
-  expect(payload.isNewUser).toBe(isNewUser);
-  expect(payload.user.id).toMatch(UUID);
-  expect(payload.user.phone).toBe(phone);
-  expect(payload.user.createdAt).toMatch(ISO);
-  expect(payload.user.lastLoginAt).toMatch(ISO);
-  expect(payload.user.avatarUrl).toBeNull();
-}
-
-interface Claims {
-  sub: string;
-  sid: string;
-  [claim: string]: unknown;
-}
-
-export function claimsOf(accessToken: string): Claims {
-  return jwt.decode(accessToken) as Claims;
-}
-
-/** An access token signed with the service's real key; `overrides` replace claims. */
-export function forgeToken(claims: Claims, overrides: Record<string, unknown> = {}, secret = TEST_JWT_SECRET): string {
-  const now = Math.floor(Date.now() / 1000);
-  const payload = {
-    sub: claims.sub,
-    sid: claims.sid,
-    iss: 'meeting-accounts',
-    aud: 'meeting-app',
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 600,
-    ...overrides,
-  };
-  return jwt.sign(payload, secret, { algorithm: 'HS256' });
-}
-
-export function base64url(value: unknown): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
 }

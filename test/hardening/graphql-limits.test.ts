@@ -1,37 +1,16 @@
 // GraphQL document limits (API.md section 5), batching, rate limits per resolver call, and what the
 // production schema hides. Each refused document stays within every limit but the one under test.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { parse } from 'graphql';
 import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
 import type { GraphQLResponse, HttpResult } from '../helpers/http.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { dataOf, expectNothingInternal, expectRetryAfter } from '../graphql/support.js';
 import { expectNoLeaks, expectProblem } from '../rest/support.js';
 
 type Res = HttpResult<GraphQLResponse<any>>;
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
-
-/** A server with other settings for one describe block (started with `NODE_ENV` set as in that environment). */
-function extraServer(env: Record<string, string>): () => TestServer {
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    const saved = process.env.NODE_ENV;
-    if (env.NODE_ENV) process.env.NODE_ENV = env.NODE_ENV;
-    try {
-      server = await startTestServer(env);
-    } finally {
-      process.env.NODE_ENV = saved;
-    }
-  });
-  afterAll(() => server?.stop());
-  return () => server!;
-}
+const t = useTestServer();
 
 const gql = (query: string, variables?: unknown, server = t): Promise<Res> => server.http.post('/graphql', { query, variables });
 const count = async (sql: string) => Number((await t.sql<{ n: number }>(sql))[0]!.n);
@@ -175,15 +154,15 @@ describe('batching (off)', () => {
 });
 
 describe('rate limits count resolver calls, not HTTP requests', () => {
-  const ipLimited = extraServer({ SEND_CODE_PER_IP_HOURLY: '2' });
+  const ipLimited = useTestServer({ SEND_CODE_PER_IP_HOURLY: '2' });
 
   it('refuses the third of three aliased sendCode calls when 2 codes per address are allowed', async () => {
     const phones = [newPhone(), newPhone(), newPhone()];
     const query = `mutation { ${phones.map((p, i) => `s${i}: sendCode(input: { phone: "${p}" }) { expiresIn }`).join(' ')} }`;
-    const res = await gql(query, undefined, ipLimited());
+    const res = await gql(query, undefined, ipLimited);
     expect(res.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['s2'], 'RATE_LIMITED']]);
     expectRetryAfter(res);
-    expect((await ipLimited().outbox()).map((m) => m.phone)).toEqual(phones.slice(0, 2));
+    expect((await ipLimited.outbox()).map((m) => m.phone)).toEqual(phones.slice(0, 2));
   });
 
   it('evaluates aliased password guesses one per request and refuses the sixth at the limit of 5', async () => {
@@ -203,11 +182,11 @@ describe('rate limits count resolver calls, not HTTP requests', () => {
 });
 
 describe('in production', () => {
-  const prod = extraServer({ NODE_ENV: 'production' });
+  const prod = useTestServer({ NODE_ENV: 'production' });
 
   it('hides field suggestions', async () => {
     for (const query of ['{ confg { registrationEnabled } }', '{ config { registrationEnable } }', 'mutation { sendCod(input: { phone: "1" }) { expiresIn } }']) {
-      const res = await gql(query, undefined, prod());
+      const res = await gql(query, undefined, prod);
       expectRefused(res);
       expect(JSON.stringify(res.body)).not.toMatch(/Did you mean|"config"|registrationEnabled\b|"sendCode"/);
     }
@@ -215,7 +194,7 @@ describe('in production', () => {
 
   it('refuses introspection of the schema and of a type', async () => {
     for (const query of ['{ __schema { types { name } } }', '{ __type(name: "Query") { fields { name } } }']) {
-      expectRefused(await gql(query, undefined, prod()), /introspection/i);
+      expectRefused(await gql(query, undefined, prod), /introspection/i);
     }
   });
 
@@ -225,8 +204,8 @@ describe('in production', () => {
     let graphql: Res;
     try {
       const input = { phone: newPhone(), password: GOOD_PASSWORD };
-      rest = await prod().http.post('/api/v1/auth/login-password', input);
-      graphql = await gql('mutation($i: PasswordLoginInput!) { loginWithPassword(input: $i) { accessToken } }', { i: input }, prod());
+      rest = await prod.http.post('/api/v1/auth/login-password', input);
+      graphql = await gql('mutation($i: PasswordLoginInput!) { loginWithPassword(input: $i) { accessToken } }', { i: input }, prod);
     } finally {
       await t.sql('alter table users_gone rename to users');
     }
@@ -243,12 +222,12 @@ describe('in production', () => {
 });
 
 describe('in development', () => {
-  const dev = extraServer({ NODE_ENV: 'development' });
+  const dev = useTestServer({ NODE_ENV: 'development' });
 
   it('suggests field names and answers introspection', async () => {
-    const res = await gql('{ confg { registrationEnabled } }', undefined, dev());
+    const res = await gql('{ confg { registrationEnabled } }', undefined, dev);
     expectRefused(res, /Did you mean "config"\?/);
-    const types = dataOf(await gql('{ __schema { types { name } } }', undefined, dev())).__schema.types.map((x: { name: string }) => x.name);
+    const types = dataOf(await gql('{ __schema { types { name } } }', undefined, dev)).__schema.types.map((x: { name: string }) => x.name);
     expect(types).toEqual(expect.arrayContaining(['Query', 'Mutation', 'AuthPayload']));
   });
 });

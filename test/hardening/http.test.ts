@@ -1,10 +1,10 @@
 // HTTP hardening: security headers, no-store, CORS allow-list, oversized headers, TRUST_PROXY, and
 // where access tokens are (not) read from.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
 import { GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, type TestServer, useTestServer } from '../helpers/server.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
 
@@ -12,21 +12,7 @@ const SEND = '/api/v1/auth/send-code';
 const ME = '/api/v1/users/me';
 const BIG = JSON.stringify({ phone: '+8613800138000', padding: 'x'.repeat(200 * 1024) });
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
-
-function extraServer(env: Record<string, string>): () => TestServer {
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(env);
-  });
-  afterAll(() => server?.stop());
-  return () => server!;
-}
+const t = useTestServer();
 
 const raw = (path: string, rawBody: string, headers: Record<string, string> = {}, method = 'POST') =>
   t.http.request(method, path, { rawBody, headers: { 'content-type': 'application/json', ...headers } });
@@ -154,7 +140,7 @@ describe('Cache-Control: no-store', () => {
 
 describe('CORS', () => {
   const APP = 'https://app.example.com';
-  const cors = extraServer({ CORS_ORIGINS: APP });
+  const cors = useTestServer({ CORS_ORIGINS: APP });
   const corsHeaders = (res: HttpResult) => [...res.headers.keys()].filter((k) => k.startsWith('access-control-'));
   const preflight = (server: TestServer, origin: string, path = '/graphql') =>
     server.http.request('OPTIONS', path, {
@@ -163,15 +149,15 @@ describe('CORS', () => {
 
   it('allows a configured origin on requests and on preflights, without credentials', async () => {
     for (const res of [
-      await cors().http.get('/api/v1/auth/config', { headers: { origin: APP } }),
-      await gql('{ config { registrationEnabled } }', cors(), { origin: APP }),
+      await cors.http.get('/api/v1/auth/config', { headers: { origin: APP } }),
+      await gql('{ config { registrationEnabled } }', cors, { origin: APP }),
     ]) {
       expect(res.headers.get('access-control-allow-origin')).toBe(APP);
       expect(res.headers.get('vary')).toMatch(/origin/i);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     }
     for (const path of ['/graphql', '/api/v1/auth/login-password']) {
-      const res = await preflight(cors(), APP, path);
+      const res = await preflight(cors, APP, path);
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(APP);
       expect(res.headers.get('access-control-allow-methods')).toContain('POST');
@@ -183,9 +169,9 @@ describe('CORS', () => {
   it('gives an unknown origin no Access-Control-* header at all', async () => {
     for (const origin of ['https://evil.example.com', 'https://app.example.com.evil.net', 'http://app.example.com', 'null']) {
       const responses = [
-        await cors().http.get('/api/v1/auth/config', { headers: { origin } }),
-        await gql('{ config { registrationEnabled } }', cors(), { origin }),
-        await preflight(cors(), origin),
+        await cors.http.get('/api/v1/auth/config', { headers: { origin } }),
+        await gql('{ config { registrationEnabled } }', cors, { origin }),
+        await preflight(cors, origin),
       ];
       for (const res of responses) expect({ origin, headers: corsHeaders(res) }).toEqual({ origin, headers: [] });
     }
@@ -233,23 +219,23 @@ describe('TRUST_PROXY', () => {
   });
 
   describe('set to loopback', () => {
-    const proxied = extraServer({ TRUST_PROXY: 'loopback', SEND_CODE_PER_IP_HOURLY: '1' });
-    const send = (ip: string, phone = newPhone()) => proxied().http.post(SEND, { phone }, { headers: { 'x-forwarded-for': ip } });
+    const proxied = useTestServer({ TRUST_PROXY: 'loopback', SEND_CODE_PER_IP_HOURLY: '1' });
+    const send = (ip: string, phone = newPhone()) => proxied.http.post(SEND, { phone }, { headers: { 'x-forwarded-for': ip } });
 
     it('counts the per-IP send-code limit per forwarded address', async () => {
       expect((await send('203.0.113.1')).status).toBe(200);
       expectRateLimited(await send('203.0.113.1'), 3600);
       expect((await send('203.0.113.2')).status).toBe(200);
-      expect((await proxied().http.post(SEND, { phone: newPhone() })).status).toBe(200); // the proxy's own address
+      expect((await proxied.http.post(SEND, { phone: newPhone() })).status).toBe(200); // the proxy's own address
     });
 
     it('records the forwarded address on the session', async () => {
       const phone = newPhone();
       expect((await send('198.51.100.7', phone)).status).toBe(200);
-      const login = await proxied().http.post('/api/v1/auth/login', { phone, code: await proxied().codeFor(phone) }, {
+      const login = await proxied.http.post('/api/v1/auth/login', { phone, code: await proxied.codeFor(phone) }, {
         headers: { 'x-forwarded-for': '198.51.100.7' },
       });
-      expect(await sessionIps(proxied(), login.body.accessToken)).toEqual(['198.51.100.7']);
+      expect(await sessionIps(proxied, login.body.accessToken)).toEqual(['198.51.100.7']);
     });
   });
 });

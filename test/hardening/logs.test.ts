@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { requestCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
-import { wrongCode } from '../rest/support.js';
+import { wrongCode } from '../helpers/assertions.js';
 
 const PASSWORDS = {
   rest: 'amber-lantern-5831',

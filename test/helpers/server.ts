@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -89,6 +90,59 @@ export async function startTestServer(
       await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The test server of the enclosing describe block (or file): started before its tests with `env`
+ * (a function when it needs something known only once earlier hooks ran, such as a fake's port),
+ * reset before each test, stopped after the last. The handle stands for the server once started.
+ * With `NODE_ENV` in `env`, process.env.NODE_ENV says the same while the server starts, as the
+ * libraries that read it there (Apollo, Express) would see it in that environment.
+ */
+export function useTestServer(
+  env: Record<string, string> | (() => Record<string, string>) = {},
+  options: { captureLogs?: boolean } = {},
+): TestServer {
+  let current: TestServer | undefined;
+  beforeAll(async () => {
+    const vars = typeof env === 'function' ? env() : env;
+    const saved = process.env.NODE_ENV;
+    if (vars.NODE_ENV) process.env.NODE_ENV = vars.NODE_ENV;
+    try {
+      current = await startTestServer(vars, options);
+    } finally {
+      process.env.NODE_ENV = saved;
+    }
+  });
+  afterAll(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  beforeEach(() => started().reset());
+  const started = (): TestServer => {
+    if (!current) throw new Error('the test server runs from beforeAll to afterAll of the block that called useTestServer');
+    return current;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get dataDir() {
+      return started().dataDir;
+    },
+    get http() {
+      return started().http;
+    },
+    get server() {
+      return started().server;
+    },
+    codeFor: (phone, purpose) => started().codeFor(phone, purpose),
+    logs: () => started().logs(),
+    outbox: () => started().outbox(),
+    reset: () => started().reset(),
+    sql: (text, values) => started().sql(text, values),
+    stop: () => started().stop(),
   };
 }
 

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import sharp from 'sharp';
-import { signInWithCode, type Session } from '../helpers/factories.js';
+import { clearRateLimits, type Session, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, expectProblem } from '../rest/support.js';
+import { expectProblem } from '../rest/support.js';
 import { signInByOutbox, startService } from './support.js';
 
 const BUCKET = 'meeting-avatars';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { expectProblem, expectRateLimited, ISO_UTC } from '../rest/support.js';
+import { ISO_UTC } from '../helpers/assertions.js';
+import { expectProblem, expectRateLimited } from '../rest/support.js';
 import { codeIn, FakeSmsServer, timed, waitFor, type CapturedRequest } from './support.js';
 
 const TIMEOUT_MS = 300;

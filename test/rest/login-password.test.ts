@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { expectAuthPayload, expectProblem, expectRateLimited } from './support.js';
+import { expectAuthPayload } from '../helpers/assertions.js';
+import { expectProblem, expectRateLimited } from './support.js';
 
 const LOGIN = '/api/v1/auth/login-password';
 
@@ -22,7 +23,7 @@ describe('POST /api/v1/auth/login-password', () => {
     const user = await registerUser(t);
     const res = await t.http.post(LOGIN, { phone: user.phone, password: GOOD_PASSWORD });
     expect(res.status).toBe(200);
-    expectAuthPayload(res.body, { isNewUser: false, user: { phone: user.phone, hasPassword: true } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: false, user: { phone: user.phone, hasPassword: true } });
     expect(res.body.user.id).toBe(user.userId);
     const me = await t.http.get('/api/v1/users/me', { token: res.body.accessToken });
     expect(me.status).toBe(200);

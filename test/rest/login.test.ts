@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { requestCode, signInWithCode } from '../helpers/factories.js';
+import { clearRateLimits, requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, expectAuthPayload, expectProblem, expectUser, wrongCode } from './support.js';
+import { expectAuthPayload, expectUser, wrongCode } from '../helpers/assertions.js';
+import { expectProblem } from './support.js';
 
 const LOGIN = '/api/v1/auth/login';
 
@@ -24,7 +25,7 @@ describe('POST /api/v1/auth/login', () => {
     const before = Date.now();
     const res = await t.http.post(LOGIN, { phone, code });
     expect(res.status).toBe(200);
-    expectAuthPayload(res.body, { isNewUser: true, user: { phone, nickname: `User${phone.slice(-4)}`, hasPassword: false } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: true, user: { phone, nickname: `User${phone.slice(-4)}`, hasPassword: false } });
     expect(Math.abs(Date.parse(res.body.user.createdAt) - before)).toBeLessThan(10_000);
     const me = await t.http.get('/api/v1/users/me', { token: res.body.accessToken });
     expect(me.status).toBe(200);
@@ -37,7 +38,7 @@ describe('POST /api/v1/auth/login', () => {
     const code = await requestCode(t, first.phone);
     const res = await t.http.post(LOGIN, { phone: first.phone, code });
     expect(res.status).toBe(200);
-    expectAuthPayload(res.body, { isNewUser: false, user: { phone: first.phone, hasPassword: false } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: false, user: { phone: first.phone, hasPassword: false } });
     expect(res.body.user.id).toBe(first.userId);
     expect(res.body.user.createdAt).toBe(first.body.user.createdAt);
     expect(Date.parse(res.body.user.lastLoginAt)).toBeGreaterThanOrEqual(Date.parse(first.body.user.lastLoginAt));
@@ -154,7 +155,7 @@ describe('POST /api/v1/auth/login', () => {
     const code = await requestCode(t, phone);
     const res = await t.http.post(LOGIN, { phone, code, rememberMe: true, password: 'ignored' });
     expect(res.status).toBe(200);
-    expectUser(res.body.user, { phone, hasPassword: false });
+    expectUser(res.body.user, 'REST', { phone, hasPassword: false });
   });
 });
 
@@ -172,7 +173,7 @@ describe('login by code with registration switched off', () => {
     expect((await closed.http.post('/api/v1/auth/send-code', { phone: existing.phone })).status).toBe(200);
     const res = await closed.http.post(LOGIN, { phone: existing.phone, code: await closed.codeFor(existing.phone) });
     expect(res.status).toBe(200);
-    expectAuthPayload(res.body, { isNewUser: false, user: { phone: existing.phone } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: false, user: { phone: existing.phone } });
     expect(res.body.user.id).toBe(existing.userId);
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { signInWithCode, type Session } from '../helpers/factories.js';
+import { clearRateLimits, type Session, signInWithCode } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, expectAuthPayload, expectProblem } from './support.js';
+import { expectAuthPayload } from '../helpers/assertions.js';
+import { expectProblem } from './support.js';
 
 const REFRESH = '/api/v1/auth/refresh';
 const LOGOUT = '/api/v1/auth/logout';
@@ -30,7 +31,7 @@ describe('POST /api/v1/auth/refresh', () => {
     const s = await signInWithCode(t);
     const res = await refresh(s.refreshToken);
     expect(res.status).toBe(200);
-    expectAuthPayload(res.body, { isNewUser: false, user: { phone: s.phone } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: false, user: { phone: s.phone } });
     expect(res.body.user.id).toBe(s.userId);
     expect(res.body.refreshToken).not.toBe(s.refreshToken);
     expect(res.body.accessToken).not.toBe(s.accessToken);

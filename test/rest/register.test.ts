@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { GOOD_PASSWORD, requestCode, signInWithCode } from '../helpers/factories.js';
+import { clearRateLimits, GOOD_PASSWORD, requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { clearRateLimits, expectAuthPayload, expectNoLeaks, expectProblem, wrongCode } from './support.js';
+import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
+import { expectNoLeaks, expectProblem } from './support.js';
 
 const REGISTER = '/api/v1/auth/register';
 
@@ -23,7 +24,7 @@ describe('POST /api/v1/auth/register', () => {
   it('creates the account with 201 and an AuthPayload, with the default nickname', async () => {
     const { phone, res } = await registerWith(GOOD_PASSWORD);
     expect(res.status).toBe(201);
-    expectAuthPayload(res.body, { isNewUser: true, user: { phone, nickname: `User${phone.slice(-4)}`, hasPassword: true } });
+    expectAuthPayload(res.body, 'REST', { isNewUser: true, user: { phone, nickname: `User${phone.slice(-4)}`, hasPassword: true } });
     const me = await t.http.get('/api/v1/users/me', { token: res.body.accessToken });
     expect(me.status).toBe(200);
     expect(me.body).toEqual(res.body.user);

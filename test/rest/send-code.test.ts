@@ -1,29 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { ISO_UTC, clearRateLimits, expectNoLeaks, expectProblem, expectRateLimited } from './support.js';
+import { describe, expect, it } from '@jest/globals';
+import { clearRateLimits, signInWithCode } from '../helpers/factories.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
+import { ISO_UTC } from '../helpers/assertions.js';
+import { expectNoLeaks, expectProblem, expectRateLimited } from './support.js';
 
 const SEND = '/api/v1/auth/send-code';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
-
-/**
- * A second instance on the same database with other settings, for one describe block only (the
- * embedded test database allows two connections, so no more than two servers run at a time).
- */
-function extraServer(env: Record<string, string>): () => TestServer {
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    server = await startTestServer(env);
-  });
-  afterAll(() => server?.stop());
-  return () => server!;
-}
+const t = useTestServer();
 
 describe('POST /api/v1/auth/send-code', () => {
   it('sends a 6-digit login code by default and answers expiresIn and resendAfter', async () => {
@@ -121,11 +104,7 @@ describe('POST /api/v1/auth/send-code', () => {
 });
 
 describe('send-code on an instance with registration switched off', () => {
-  const other = extraServer({ REGISTRATION_ENABLED: 'false' });
-  let closed: TestServer;
-  beforeEach(() => {
-    closed = other();
-  });
+  const closed = useTestServer({ REGISTRATION_ENABLED: 'false' });
 
   it('refuses a login code for an unknown phone with 403 REGISTRATION_DISABLED', async () => {
     const phone = newPhone();
@@ -178,35 +157,35 @@ describe('send-code rate limits', () => {
 });
 
 describe('send-code hourly limits (2 per phone, 4 per IP)', () => {
-  const hourly = extraServer({ SEND_CODE_INTERVAL_SECONDS: '0', SEND_CODE_PER_PHONE_HOURLY: '2', SEND_CODE_PER_IP_HOURLY: '4' });
+  const hourly = useTestServer({ SEND_CODE_INTERVAL_SECONDS: '0', SEND_CODE_PER_PHONE_HOURLY: '2', SEND_CODE_PER_IP_HOURLY: '4' });
 
   it('limits codes per phone per hour (SEND_CODE_PER_PHONE_HOURLY)', async () => {
     const phone = newPhone();
-    expect((await hourly().http.post(SEND, { phone })).status).toBe(200);
-    expect((await hourly().http.post(SEND, { phone, purpose: 'register' })).status).toBe(200);
-    const third = await hourly().http.post(SEND, { phone });
+    expect((await hourly.http.post(SEND, { phone })).status).toBe(200);
+    expect((await hourly.http.post(SEND, { phone, purpose: 'register' })).status).toBe(200);
+    const third = await hourly.http.post(SEND, { phone });
     expect(expectRateLimited(third, 3600)).toBeGreaterThan(3500);
-    expect((await hourly().outbox()).filter((m) => m.phone === phone)).toHaveLength(2);
-    expect((await hourly().http.post(SEND, { phone: newPhone() })).status).toBe(200);
+    expect((await hourly.outbox()).filter((m) => m.phone === phone)).toHaveLength(2);
+    expect((await hourly.http.post(SEND, { phone: newPhone() })).status).toBe(200);
   });
 
   it('limits codes per client IP per hour (SEND_CODE_PER_IP_HOURLY), whatever X-Forwarded-For says', async () => {
-    for (let i = 0; i < 4; i++) expect((await hourly().http.post(SEND, { phone: newPhone() })).status).toBe(200);
-    const fifth = await hourly().http.post(SEND, { phone: newPhone() });
+    for (let i = 0; i < 4; i++) expect((await hourly.http.post(SEND, { phone: newPhone() })).status).toBe(200);
+    const fifth = await hourly.http.post(SEND, { phone: newPhone() });
     expect(expectRateLimited(fifth, 3600)).toBeGreaterThan(3500);
-    const spoofed = await hourly().http.post(SEND, { phone: newPhone() }, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const spoofed = await hourly.http.post(SEND, { phone: newPhone() }, { headers: { 'x-forwarded-for': '203.0.113.9' } });
     expectRateLimited(spoofed, 3600);
     expectNoLeaks(spoofed);
   });
 });
 
 describe('send-code daily limit (3 per phone)', () => {
-  const daily = extraServer({ SEND_CODE_INTERVAL_SECONDS: '0', SEND_CODE_PER_PHONE_HOURLY: '10', SEND_CODE_PER_PHONE_DAILY: '3' });
+  const daily = useTestServer({ SEND_CODE_INTERVAL_SECONDS: '0', SEND_CODE_PER_PHONE_HOURLY: '10', SEND_CODE_PER_PHONE_DAILY: '3' });
 
   it('limits codes per phone per day (SEND_CODE_PER_PHONE_DAILY)', async () => {
     const phone = newPhone();
-    for (let i = 0; i < 3; i++) expect((await daily().http.post(SEND, { phone })).status).toBe(200);
-    const fourth = await daily().http.post(SEND, { phone });
+    for (let i = 0; i < 3; i++) expect((await daily.http.post(SEND, { phone })).status).toBe(200);
+    const fourth = await daily.http.post(SEND, { phone });
     expect(expectRateLimited(fourth, 86400)).toBeGreaterThan(3600);
   });
 });

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { randomUUID } from 'node:crypto';
 import { signInWithCode, type Session } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { UUID, decodeSegment, encodeSegment, expectProblem, expectUser, forgeToken } from './support.js';
+import { UUID, expectUser } from '../helpers/assertions.js';
+import { claimsOf, decodeSegment, encodeSegment, forgeToken } from '../helpers/tokens.js';
+import { expectProblem } from './support.js';
 
 const ME = '/api/v1/users/me';
 
@@ -13,7 +15,6 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 beforeEach(() => t.reset());
 
-const claimsOf = (s: Session) => decodeSegment(s.accessToken.split('.')[1]!);
 const me = (authorization?: string) => t.http.get(ME, { headers: authorization === undefined ? {} : { authorization } });
 
 describe('GET /api/v1/users/me', () => {
@@ -22,7 +23,7 @@ describe('GET /api/v1/users/me', () => {
     const res = await t.http.get(ME, { token: s.accessToken });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expectUser(res.body, { id: s.userId, phone: s.phone, nickname: `User${s.phone.slice(-4)}`, hasPassword: false });
+    expectUser(res.body, 'REST', { id: s.userId, phone: s.phone, nickname: `User${s.phone.slice(-4)}`, hasPassword: false });
     expect(res.body).toEqual(s.body.user);
   });
 
@@ -31,7 +32,7 @@ describe('GET /api/v1/users/me', () => {
     const [header, , signature] = s.accessToken.split('.');
     expect(decodeSegment(header!)).toMatchObject({ alg: 'HS256' });
     expect(signature!.length).toBeGreaterThan(0);
-    const claims = claimsOf(s);
+    const claims = claimsOf(s.accessToken);
     expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
     expect(claims).toMatchObject({ sub: s.userId, iss: 'meeting-accounts', aud: 'meeting-app' });
     expect(claims.sid).toMatch(UUID);
@@ -41,7 +42,7 @@ describe('GET /api/v1/users/me', () => {
 
   it('accepts a token signed like the service signs them (control for the forgeries below)', async () => {
     const s = await signInWithCode(t);
-    const res = await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s).sid })}`);
+    const res = await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s.accessToken).sid })}`);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(s.userId);
   });
@@ -69,7 +70,7 @@ describe('GET /api/v1/users/me', () => {
 
   it('refuses an expired token', async () => {
     const s = await signInWithCode(t);
-    expectProblem(await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s).sid, expiresIn: -10 })}`), 401, 'UNAUTHENTICATED');
+    expectProblem(await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s.accessToken).sid }, { expiresIn: -10 })}`), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses a token whose signature was tampered with', async () => {
@@ -84,7 +85,7 @@ describe('GET /api/v1/users/me', () => {
     const victim = await signInWithCode(t);
     const attacker = await signInWithCode(t);
     const [h, p, sig] = attacker.accessToken.split('.') as [string, string, string];
-    const payload = encodeSegment({ ...decodeSegment(p), sub: victim.userId, sid: claimsOf(victim).sid });
+    const payload = encodeSegment({ ...decodeSegment(p), sub: victim.userId, sid: claimsOf(victim.accessToken).sid });
     expectProblem(await me(`Bearer ${h}.${payload}.${sig}`), 401, 'UNAUTHENTICATED');
   });
 
@@ -104,13 +105,13 @@ describe('GET /api/v1/users/me', () => {
     ['another algorithm (HS512)', { algorithm: 'HS512' as const }],
   ])('refuses a token with %s', async (_what, change) => {
     const s = await signInWithCode(t);
-    expectProblem(await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s).sid, ...change })}`), 401, 'UNAUTHENTICATED');
+    expectProblem(await me(`Bearer ${forgeToken({ sub: s.userId, sid: claimsOf(s.accessToken).sid }, change)}`), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses a validly signed token whose session belongs to another user', async () => {
     const a = await signInWithCode(t);
     const b = await signInWithCode(t);
-    expectProblem(await me(`Bearer ${forgeToken({ sub: b.userId, sid: claimsOf(a).sid })}`), 401, 'UNAUTHENTICATED');
+    expectProblem(await me(`Bearer ${forgeToken({ sub: b.userId, sid: claimsOf(a.accessToken).sid })}`), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses a validly signed token for an unknown session', async () => {
@@ -121,7 +122,7 @@ describe('GET /api/v1/users/me', () => {
   it('refuses a validly signed token whose sub or sid is not a UUID', async () => {
     const s = await signInWithCode(t);
     expectProblem(await me(`Bearer ${forgeToken({ sub: s.userId, sid: 'not-a-uuid' })}`), 401, 'UNAUTHENTICATED');
-    expectProblem(await me(`Bearer ${forgeToken({ sub: "1' or '1'='1", sid: claimsOf(s).sid })}`), 401, 'UNAUTHENTICATED');
+    expectProblem(await me(`Bearer ${forgeToken({ sub: "1' or '1'='1", sid: claimsOf(s.accessToken).sid })}`), 401, 'UNAUTHENTICATED');
   });
 
   it('refuses the refresh token used as a bearer token', async () => {
@@ -131,7 +132,7 @@ describe('GET /api/v1/users/me', () => {
 
   it('refuses the access token of a session that has expired', async () => {
     const s = await signInWithCode(t);
-    await t.sql(`update sessions set expires_at = now() - interval '1 second' where id = $1`, [claimsOf(s).sid]);
+    await t.sql(`update sessions set expires_at = now() - interval '1 second' where id = $1`, [claimsOf(s.accessToken).sid]);
     expectProblem(await t.http.get(ME, { token: s.accessToken }), 401, 'UNAUTHENTICATED');
   });
 });

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode, type Session } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { expectProblem, wrongCode } from '../rest/support.js';
+import { wrongCode } from '../helpers/assertions.js';
+import { expectProblem } from '../rest/support.js';
 import {
   ME,
   NEW_PASSWORD,

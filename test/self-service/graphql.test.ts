@@ -16,7 +16,8 @@ import {
   UpdateProfileDocument,
 } from '../generated/graphql.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { GOOD_PASSWORD, dataOf, errorOf, expectRetryAfter, gqlCode, gqlLogin, gqlRegister, wrongCode } from '../graphql/support.js';
+import { wrongCode } from '../helpers/assertions.js';
+import { GOOD_PASSWORD, dataOf, errorOf, expectRetryAfter, gqlCode, gqlLogin, gqlRegister } from '../graphql/support.js';
 import { ME, NEW_PASSWORD, SERVER_ENV, countRows, expectAccessWorks, expectGqlRefreshRefused, sessionIdOf, uploadAvatar } from './support.js';
 
 let t: TestServer;

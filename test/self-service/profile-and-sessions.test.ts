@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { MeDocument } from '../generated/graphql.js';
 import { registerUser, signInWithCode } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { ISO_UTC, expectProblem, expectUser } from '../rest/support.js';
+import { ISO_UTC, expectUser } from '../helpers/assertions.js';
+import { expectProblem } from '../rest/support.js';
 import { ME, NEW_PASSWORD, PASSWORD, SERVER_ENV, SESSIONS, expectAccessWorks, expectNoContent, expectSessionEnded, passwordLogin, sessionIdOf } from './support.js';
 
 let t: TestServer;
@@ -23,7 +24,7 @@ describe('PATCH /api/v1/users/me', () => {
     const user = await signInWithCode(t);
     const res = await patchMe(user.accessToken, { nickname: '  Ada Lovelace \t' });
     expect(res.status).toBe(200);
-    expectUser(res.body, { id: user.userId, phone: user.phone, nickname: 'Ada Lovelace', hasPassword: false });
+    expectUser(res.body, 'REST', { id: user.userId, phone: user.phone, nickname: 'Ada Lovelace', hasPassword: false });
     expect((await t.http.get(ME, { token: user.accessToken })).body.nickname).toBe('Ada Lovelace');
     const gql = await t.http.gql(MeDocument, {}, { token: user.accessToken });
     expect(gql.body.data?.me.nickname).toBe('Ada Lovelace');

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
-import { expectProblem, expectRateLimited, wrongCode } from '../rest/support.js';
+import { wrongCode } from '../helpers/assertions.js';
+import { expectProblem, expectRateLimited } from '../rest/support.js';
 import {
   ME,
   NEW_PASSWORD,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import jwt from 'jsonwebtoken';
 import { LoginWithPasswordDocument, LogoutDocument, MyStatsDocument, RefreshTokenDocument } from '../generated/graphql.js';
-import { GOOD_PASSWORD, registerUser, signInWithCode, type Session } from '../helpers/factories.js';
+import { clearRateLimits, GOOD_PASSWORD, registerUser, type Session, signInWithCode } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { errorOf } from '../graphql/support.js';
-import { clearRateLimits, expectProblem } from '../rest/support.js';
+import { expectProblem } from '../rest/support.js';
 import {
   DAY,
   HOUR,
