@@ -30,7 +30,7 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const QUERY_TIMEOUT_MS = 10_000;
 
 /** Migrations are listed explicitly so that the same list runs from source (tests) and from dist. */
-export const migrations = [
+const migrations = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121130000', class: Migration20261121130000 },
   { name: 'Migration20261121140000', class: Migration20261121140000 },
@@ -40,9 +40,9 @@ export const migrations = [
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-export const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals];
 
-export function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
+function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({
     clientUrl: url,
     entities,
