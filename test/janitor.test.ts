@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { sweepExpired } from '../src/db/janitor.js';
 import { requestCode, signInWithCode } from './helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from './helpers/server.js';
+import { newPhone, useTestServer } from './helpers/server.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 describe('expired-row sweeping', () => {
   it('deletes ended windows, old codes, expired refresh tokens and long-ended sessions, and nothing live', async () => {

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { LoginDocument, MeDocument, RefreshTokenDocument, RegisterDocument, SendCodeDocument } from './generated/graphql.js';
 import { GOOD_PASSWORD, requestCode, signInWithCode } from './helpers/factories.js';
 import type { GraphQLResponse, HttpResult } from './helpers/http.js';
-import { newPhone, startTestServer, type TestServer } from './helpers/server.js';
+import { newPhone, useTestServer } from './helpers/server.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 /** The single value of a one-row query, as a number (count(*) comes back as a string). */
 const count = async (text: string, values: unknown[] = []) => Number(Object.values((await t.sql(text, values))[0] ?? { n: 0 })[0]);

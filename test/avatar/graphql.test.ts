@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MeDocument } from '../generated/graphql.js';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import {
   AVATAR_URL,
   avatarFiles,
@@ -35,14 +35,9 @@ import {
 
 const MAX_BYTES = 65_536;
 
-let t: TestServer;
+const t = useTestServer({ AVATAR_MAX_BYTES: String(MAX_BYTES) });
 let user: Session;
-beforeAll(async () => {
-  t = await startTestServer({ AVATAR_MAX_BYTES: String(MAX_BYTES) });
-});
-afterAll(() => t.stop());
 beforeEach(async () => {
-  await t.reset();
   await resetAvatars(t);
   user = await signInWithCode(t);
 });
@@ -248,11 +243,7 @@ describe('uploadAvatar: CSRF prevention, authentication and aborted uploads', ()
 });
 
 describe('uploadAvatar at the default AVATAR_MAX_BYTES (5 MiB)', () => {
-  let d: TestServer;
-  beforeAll(async () => {
-    d = await startTestServer();
-  });
-  afterAll(() => d.stop());
+  const d = useTestServer();
 
   it('refuses 5 MiB + 1 byte with PAYLOAD_TOO_LARGE', async () => {
     const session = await signInWithCode(d);

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import {
   animatedGif,
   AVATAR_URL,
@@ -35,14 +35,9 @@ import {
 const MAX_BYTES = 65_536;
 const USER_KEYS = ['avatarUrl', 'createdAt', 'hasPassword', 'id', 'lastLoginAt', 'nickname', 'phone'];
 
-let t: TestServer;
+const t = useTestServer({ AVATAR_MAX_BYTES: String(MAX_BYTES) });
 let user: Session;
-beforeAll(async () => {
-  t = await startTestServer({ AVATAR_MAX_BYTES: String(MAX_BYTES) });
-});
-afterAll(() => t.stop());
 beforeEach(async () => {
-  await t.reset();
   await resetAvatars(t);
   user = await signInWithCode(t);
 });
@@ -281,11 +276,7 @@ describe('POST /api/v1/users/me/avatar: authentication and aborted uploads', () 
 });
 
 describe('the default AVATAR_MAX_BYTES (5 MiB)', () => {
-  let d: TestServer;
-  beforeAll(async () => {
-    d = await startTestServer();
-  });
-  afterAll(() => d.stop());
+  const d = useTestServer();
 
   it('refuses 5 MiB + 1 byte with 413 PAYLOAD_TOO_LARGE and takes exactly 5 MiB', async () => {
     const session = await signInWithCode(d);

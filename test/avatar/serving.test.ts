@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ConfigDocument, MeDocument } from '../generated/graphql.js';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, useTestServer } from '../helpers/server.js';
 import {
   AVATAR_URL,
   expectUploadProblem,
@@ -18,15 +18,10 @@ import {
 
 const ACCEPTED = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'];
 
-let t: TestServer;
+const t = useTestServer();
 let user: Session;
 let url: string;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
 beforeEach(async () => {
-  await t.reset();
   await resetAvatars(t);
   user = await signInWithCode(t);
   const res = await restUpload(t, user.accessToken, await solid(100, 100, 'png'));

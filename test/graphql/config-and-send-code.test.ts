@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ConfigDocument, SendCodeDocument, type CodePurpose } from '../generated/graphql.js';
 import { clearRateLimits, registerUser, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { dataOf, errorOf, expectRetryAfter, PURPOSE_NAME } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const sendCode = (phone: unknown, purpose?: unknown) =>
   t.http.gql(SendCodeDocument, { input: purpose === undefined ? { phone } : { phone, purpose } } as any);
@@ -142,11 +137,7 @@ describe('sendCode mutation', () => {
 
 // One extra server at a time: the embedded test database takes only two connections.
 describe('GraphQL endpoint in development', () => {
-  let dev: TestServer;
-  beforeAll(async () => {
-    dev = await startTestServer({ NODE_ENV: 'development' });
-  });
-  afterAll(() => dev?.stop());
+  const dev = useTestServer({ NODE_ENV: 'development' });
 
   it('serves a landing page to a browser on GET /graphql', async () => {
     const res = await dev.http.get('/graphql', { headers: { accept: 'text/html' } });
@@ -167,11 +158,7 @@ describe('GraphQL endpoint in development', () => {
 });
 
 describe('GraphQL endpoint in production', () => {
-  let prod: TestServer;
-  beforeAll(async () => {
-    prod = await startTestServer({ NODE_ENV: 'production' });
-  });
-  afterAll(() => prod?.stop());
+  const prod = useTestServer({ NODE_ENV: 'production' });
 
   it('refuses introspection with VALIDATION_FAILED', async () => {
     const res = await prod.http.post('/graphql', { query: '{ __schema { queryType { name } } }' });

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { LoginDocument, LoginWithPasswordDocument, MeDocument } from '../generated/graphql.js';
 import { GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
 import { dataOf, errorOf, expectRetryAfter, gqlCode } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const login = (phone: unknown, code: unknown) => t.http.gql(LoginDocument, { input: { phone, code } } as any);
 const loginWithPassword = (phone: unknown, password: unknown) =>

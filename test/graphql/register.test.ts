@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ConfigDocument, LoginDocument, LoginWithPasswordDocument, RegisterDocument, SendCodeDocument } from '../generated/graphql.js';
 import { clearRateLimits, GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
 import { dataOf, errorOf, gqlCode, gqlLogin } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const register = (input: Record<string, unknown>, server = t) => server.http.gql(RegisterDocument, { input } as any);
 const userCount = async () => (await t.sql<{ n: number }>('select count(*)::int as n from users'))[0]!.n;
@@ -123,12 +118,7 @@ describe('register mutation', () => {
 });
 
 describe('with registration switched off', () => {
-  let off: TestServer;
-  beforeAll(async () => {
-    off = await startTestServer({ REGISTRATION_ENABLED: 'false' });
-  });
-  afterAll(() => off?.stop());
-  beforeEach(() => off.reset());
+  const off = useTestServer({ REGISTRATION_ENABLED: 'false' });
 
   it('says so in config', async () => {
     expect(dataOf(await off.http.gql(ConfigDocument, {})).config.registrationEnabled).toBe(false);

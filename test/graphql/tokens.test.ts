@@ -1,18 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { LoginWithPasswordDocument, LogoutDocument, MeDocument, RefreshTokenDocument } from '../generated/graphql.js';
 import { clearRateLimits, GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { expectAuthPayload } from '../helpers/assertions.js';
 import { claimsOf, encodeSegment, forgeToken } from '../helpers/tokens.js';
 import { dataOf, errorOf, gqlLogin, gqlRegister } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const me = (token?: string, headers?: Record<string, string>) => t.http.gql(MeDocument, {}, { token, headers });
 const refresh = (refreshToken: unknown) => t.http.gql(RefreshTokenDocument, { refreshToken } as any);

@@ -97,6 +97,7 @@ export async function startTestServer(
  * The test server of the enclosing describe block (or file): started before its tests with `env`
  * (a function when it needs something known only once earlier hooks ran, such as a fake's port),
  * reset before each test, stopped after the last. The handle stands for the server once started.
+ * Servers share this worker's database: a second one's reset empties the first one's tables too.
  * With `NODE_ENV` in `env`, process.env.NODE_ENV says the same while the server starts, as the
  * libraries that read it there (Apollo, Express) would see it in that environment.
  */

@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, useTestServer } from '../helpers/server.js';
 import { expectNoLeaks } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 describe('GET /api/v1/auth/config', () => {
   it('answers the PublicConfig shape with the default limits, without authentication', async () => {

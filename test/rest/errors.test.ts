@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from '@jest/globals';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from './support.js';
 
 const SEND = '/api/v1/auth/send-code';
 const JSON_ENDPOINTS = ['/api/v1/auth/send-code', '/api/v1/auth/login', '/api/v1/auth/login-password', '/api/v1/auth/register', '/api/v1/auth/refresh'];
 const LIMIT = 100 * 1024;
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const postRaw = (path: string, rawBody: string, contentType = 'application/json') =>
   t.http.request('POST', path, { rawBody, headers: { 'content-type': contentType } });

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectAuthPayload } from '../helpers/assertions.js';
 import { expectProblem, expectRateLimited } from './support.js';
 
 const LOGIN = '/api/v1/auth/login-password';
 
-let t: TestServer;
-let strictIp: TestServer; // 3 failures per IP per day
-beforeAll(async () => {
-  t = await startTestServer();
-  strictIp = await startTestServer({ LOGIN_FAILURES_PER_IP_DAILY: '3' });
-});
-afterAll(() => Promise.all([t, strictIp].map((s) => s?.stop())));
-beforeEach(() => t.reset());
+const t = useTestServer();
+const strictIp = useTestServer({ LOGIN_FAILURES_PER_IP_DAILY: '3' }); // 3 failures per IP per day
 
 /** The parts of a problem that must not tell the three failure causes apart. */
 const visible = (body: any) => ({ ...body, requestId: undefined });

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { clearRateLimits, requestCode, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectAuthPayload, expectUser, wrongCode } from '../helpers/assertions.js';
 import { expectProblem } from './support.js';
 
 const LOGIN = '/api/v1/auth/login';
 
-let t: TestServer;
-let closed: TestServer; // registration switched off
-beforeAll(async () => {
-  t = await startTestServer();
-  closed = await startTestServer({ REGISTRATION_ENABLED: 'false' });
-});
-afterAll(() => Promise.all([t, closed].map((s) => s?.stop())));
-beforeEach(() => t.reset());
+const t = useTestServer();
+const closed = useTestServer({ REGISTRATION_ENABLED: 'false' }); // registration switched off
 
 const userCount = async () => Number((await t.sql<{ n: string }>('select count(*) as n from users'))[0]!.n);
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { clearRateLimits, type Session, signInWithCode } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { expectAuthPayload } from '../helpers/assertions.js';
 import { expectProblem } from './support.js';
 
@@ -8,14 +8,8 @@ const REFRESH = '/api/v1/auth/refresh';
 const LOGOUT = '/api/v1/auth/logout';
 const ME = '/api/v1/users/me';
 
-let t: TestServer;
-let peer: TestServer; // a second instance on the same database
-beforeAll(async () => {
-  t = await startTestServer();
-  peer = await startTestServer();
-});
-afterAll(() => Promise.all([t, peer].map((s) => s?.stop())));
-beforeEach(() => t.reset());
+const t = useTestServer();
+const peer = useTestServer(); // a second instance on the same database
 
 const meStatus = async (token: string) => (await t.http.get(ME, { token })).status;
 const refresh = (refreshToken: string) => t.http.post(REFRESH, { refreshToken });

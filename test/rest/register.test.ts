@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { clearRateLimits, GOOD_PASSWORD, requestCode, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectAuthPayload, wrongCode } from '../helpers/assertions.js';
 import { expectNoLeaks, expectProblem } from './support.js';
 
 const REGISTER = '/api/v1/auth/register';
 
-let t: TestServer;
-let closed: TestServer; // registration switched off
-beforeAll(async () => {
-  t = await startTestServer();
-  closed = await startTestServer({ REGISTRATION_ENABLED: 'false' });
-});
-afterAll(() => Promise.all([t, closed].map((s) => s?.stop())));
-beforeEach(() => t.reset());
+const t = useTestServer();
+const closed = useTestServer({ REGISTRATION_ENABLED: 'false' }); // registration switched off
 
 async function registerWith(password: string, extra: Record<string, unknown> = {}, phone = newPhone()) {
   const code = await requestCode(t, phone, 'register');

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { UUID, expectUser } from '../helpers/assertions.js';
 import { claimsOf, decodeSegment, encodeSegment, forgeToken } from '../helpers/tokens.js';
 import { expectProblem } from './support.js';
 
 const ME = '/api/v1/users/me';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer();
 
 const me = (authorization?: string) => t.http.get(ME, { headers: authorization === undefined ? {} : { authorization } });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { wrongCode } from '../helpers/assertions.js';
 import { expectProblem } from '../rest/support.js';
 import {
@@ -22,12 +22,7 @@ import {
 
 const INTERNAL_KEY = 'meeting-service-key-for-self-service-tests-0123';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ ...SERVER_ENV, INTERNAL_API_KEY: INTERNAL_KEY });
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer({ ...SERVER_ENV, INTERNAL_API_KEY: INTERNAL_KEY });
 
 const deleteMe = (token: string, body: unknown) => t.http.request('DELETE', ME, { token, body });
 

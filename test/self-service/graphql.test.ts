@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,17 +15,12 @@ import {
   SendCodeDocument,
   UpdateProfileDocument,
 } from '../generated/graphql.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { wrongCode } from '../helpers/assertions.js';
 import { GOOD_PASSWORD, dataOf, errorOf, expectRetryAfter, gqlCode, gqlLogin, gqlRegister } from '../graphql/support.js';
 import { ME, NEW_PASSWORD, SERVER_ENV, countRows, expectAccessWorks, expectGqlRefreshRefused, sessionIdOf, uploadAvatar } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer(SERVER_ENV);
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer(SERVER_ENV);
 
 const gqlPasswordLogin = async (phone: string, password: string, userAgent?: string) =>
   t.http.gql(LoginWithPasswordDocument, { input: { phone, password } }, { headers: userAgent ? { 'user-agent': userAgent } : {} });

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { MeDocument } from '../generated/graphql.js';
 import { registerUser, signInWithCode } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { ISO_UTC, expectUser } from '../helpers/assertions.js';
 import { expectProblem } from '../rest/support.js';
 import { ME, NEW_PASSWORD, PASSWORD, SERVER_ENV, SESSIONS, expectAccessWorks, expectNoContent, expectSessionEnded, passwordLogin, sessionIdOf } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer(SERVER_ENV);
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer(SERVER_ENV);
 
 const patchMe = (token: string, body: unknown) => t.http.request('PATCH', ME, { token, body });
 const revoke = (token: string, id: string) => t.http.request('DELETE', `${SESSIONS}/${id}`, { token });

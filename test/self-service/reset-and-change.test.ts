@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { wrongCode } from '../helpers/assertions.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
 import {
@@ -19,12 +19,7 @@ import {
   sessionIdOf,
 } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer(SERVER_ENV);
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer(SERVER_ENV);
 
 const changePassword = (token: string, body: unknown) => t.http.request('PUT', PASSWORD, { token, body });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import jwt from 'jsonwebtoken';
 import { LoginWithPasswordDocument, LogoutDocument, MyStatsDocument, RefreshTokenDocument } from '../generated/graphql.js';
 import { clearRateLimits, GOOD_PASSWORD, registerUser, type Session, signInWithCode } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
 import {
@@ -20,12 +20,7 @@ import {
   sendAll,
 } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ INTERNAL_API_KEY: INTERNAL_KEY });
-});
-afterAll(() => t?.stop());
-beforeEach(() => t.reset());
+const t = useTestServer({ INTERNAL_API_KEY: INTERNAL_KEY });
 
 /** REST and GraphQL figures of one token: asserts they agree field by field, returns the REST ones. */
 async function statsOnBothTransports(token: string): Promise<any> {

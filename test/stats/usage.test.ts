@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import {
   DAY,
@@ -19,14 +19,8 @@ import {
   type UsageReport,
 } from './support.js';
 
-let t: TestServer;
-let keyless: TestServer; // an instance without INTERNAL_API_KEY, on the same database
-beforeAll(async () => {
-  t = await startTestServer({ INTERNAL_API_KEY: INTERNAL_KEY });
-  keyless = await startTestServer();
-});
-afterAll(() => Promise.all([t, keyless].map((s) => s?.stop())));
-beforeEach(() => t.reset());
+const t = useTestServer({ INTERNAL_API_KEY: INTERNAL_KEY });
+const keyless = useTestServer(); // an instance without INTERNAL_API_KEY, on the same database
 
 let user: Session;
 beforeEach(async () => {
