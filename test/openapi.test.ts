@@ -1,15 +1,11 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Express } from 'express';
 import { OPERATIONS } from '../src/openapi/document.js';
 import { send } from './avatar/support.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { useTestServer } from './helpers/server.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ INTERNAL_API_KEY: 'internal-key-of-at-least-32-characters!!' });
-});
-afterAll(() => t.stop());
+const t = useTestServer({ INTERNAL_API_KEY: 'internal-key-of-at-least-32-characters!!' });
 
 /** Every (method, path) Express really routes, path parameters written the OpenAPI way. */
 function routesOf(app: Express): string[] {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import {
   LoginDocument,
@@ -11,22 +11,12 @@ import {
 } from '../generated/graphql.js';
 import { GOOD_PASSWORD } from '../helpers/factories.js';
 import type { GraphQLResponse, HttpResult } from '../helpers/http.js';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { dataOf, errorOf, expectNothingInternal, gqlCode, gqlLogin } from './support.js';
 
-let t: TestServer;
-beforeAll(async () => {
-  // Apollo would include stack traces by default in development; the service must turn them off itself.
-  const saved = process.env.NODE_ENV;
-  process.env.NODE_ENV = 'development';
-  try {
-    t = await startTestServer({ NODE_ENV: 'development' });
-  } finally {
-    process.env.NODE_ENV = saved;
-  }
-});
-afterAll(() => t.stop());
-beforeEach(() => t.reset());
+// Apollo would include stack traces by default in development (useTestServer starts it with
+// process.env.NODE_ENV=development too); the service must turn them off itself.
+const t = useTestServer({ NODE_ENV: 'development' });
 
 const CLIENT_ERRORS = [
   'VALIDATION_FAILED',

@@ -1,13 +1,13 @@
 // GET /graphql in a browser: GraphiQL with every file served by the service (it works offline),
 // Apollo Sandbox one link or one setting away, and nothing at all in production.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { HttpResult } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type TestServer, useTestServer } from '../helpers/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -19,15 +19,6 @@ const inBrowser = skipBrowser ? it.skip : it;
 /** What a browser sends when it navigates to a page. */
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8' };
 const QUERY = '{ config { registrationEnabled } }';
-
-function server(env: Record<string, string> = {}): () => TestServer {
-  let running: TestServer | undefined;
-  beforeAll(async () => {
-    running = await startTestServer(env);
-  });
-  afterAll(() => running?.stop());
-  return () => running!;
-}
 
 const openPage = (t: TestServer, query = '') => t.http.get(`/graphql${query}`, { headers: BROWSER });
 const isGraphiql = (res: HttpResult) => res.status === 200 && /^text\/html/.test(res.headers.get('content-type') ?? '') && String(res.body).includes('<div id="graphiql">');
@@ -49,7 +40,7 @@ function expectLocalOnlyCsp(res: HttpResult): void {
 }
 
 // Outside production, with the default setting.
-const t = server();
+const t = useTestServer();
 
 describe('GraphQL explorer outside production', () => {
   inBrowser(
@@ -59,7 +50,7 @@ describe('GraphQL explorer outside production', () => {
       const profile = mkdtempSync(join(tmpdir(), 'explorer-chromium-'));
       const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
       try {
-        const origin = new URL(t().url).origin;
+        const origin = new URL(t.url).origin;
         const elsewhere: string[] = [];
         await browser.route('**/*', (route) => {
           const url = route.request().url();
@@ -78,7 +69,7 @@ describe('GraphQL explorer outside production', () => {
           content: `document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));`,
         });
 
-        expect((await page.goto(`${t().url}/graphql`))?.status()).toBe(200);
+        expect((await page.goto(`${t.url}/graphql`))?.status()).toBe(200);
         const editor = page.locator('.graphiql-query-editor .CodeMirror');
         await editor.waitFor();
         expect(await page.locator('a[href="?explorer=sandbox"]').isVisible()).toBe(true);
@@ -108,7 +99,7 @@ describe('GraphQL explorer outside production', () => {
   );
 
   it('answers a browser with a GraphiQL page that may load from this server only, and is never cached', async () => {
-    const res = await openPage(t());
+    const res = await openPage(t);
     expect(isGraphiql(res)).toBe(true);
     expectLocalOnlyCsp(res);
     expect({ cacheControl: res.headers.get('cache-control'), frame: res.headers.get('x-frame-options') }).toEqual({ cacheControl: 'no-store', frame: 'DENY' });
@@ -117,13 +108,13 @@ describe('GraphQL explorer outside production', () => {
   });
 
   it("serves GraphiQL's and React's files from their packages, cached for good, with script and style types", async () => {
-    const { scripts, styles } = filesOf((await openPage(t())).body);
+    const { scripts, styles } = filesOf((await openPage(t)).body);
     const names = (urls: string[]) => urls.map((url) => url.split('/').pop());
     expect(names(styles)).toEqual(['graphiql.min.css', 'explorer.css']);
     expect(names(scripts)).toEqual(['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'explorer.js']);
     for (const url of [...scripts, ...styles]) {
       expect(url).toMatch(/^\/graphql\/explorer\//);
-      const res = await t().http.get(url);
+      const res = await t.http.get(url);
       expect({ url, status: res.status, type: res.headers.get('content-type')?.split(';')[0], cacheControl: res.headers.get('cache-control') }).toEqual({
         url,
         status: 200,
@@ -134,27 +125,27 @@ describe('GraphQL explorer outside production', () => {
     }
     const packaged = { 'react.production.min.js': 'react/umd/', 'react-dom.production.min.js': 'react-dom/umd/', 'graphiql.min.js': 'graphiql/' } as const;
     for (const [name, dir] of Object.entries(packaged)) {
-      const body = (await t().http.get(scripts.find((url) => url.endsWith(`/${name}`))!)).body;
+      const body = (await t.http.get(scripts.find((url) => url.endsWith(`/${name}`))!)).body;
       expect(body === readFileSync(join('node_modules', dir, name), 'utf8')).toBe(true);
     }
-    const unknown = await t().http.get(scripts[0]!.replace(/[^/]+$/, 'react.development.js'));
+    const unknown = await t.http.get(scripts[0]!.replace(/[^/]+$/, 'react.development.js'));
     expect(unknown.status).not.toBe(200);
   });
 
   it('leaves GET queries and GETs from non-browsers to Apollo, answered in JSON and never cached', async () => {
-    const query = await t().http.get(`/graphql?query=${encodeURIComponent(QUERY)}`, { headers: { 'apollo-require-preflight': 'true', accept: 'application/json' } });
+    const query = await t.http.get(`/graphql?query=${encodeURIComponent(QUERY)}`, { headers: { 'apollo-require-preflight': 'true', accept: 'application/json' } });
     expect({ status: query.status, data: query.body.data, cacheControl: query.headers.get('cache-control') }).toEqual({
       status: 200,
       data: { config: { registrationEnabled: true } },
       cacheControl: 'no-store',
     });
-    const curl = await t().http.get('/graphql', { headers: { accept: '*/*' } });
+    const curl = await t.http.get('/graphql', { headers: { accept: '*/*' } });
     expect({ type: curl.headers.get('content-type')?.split(';')[0], cacheControl: curl.headers.get('cache-control') }).toEqual({ type: 'application/json', cacheControl: 'no-store' });
   });
 
   it("opens Apollo Sandbox from the page's link, with Apollo's servers allowed and framing still refused", async () => {
-    expect((await openPage(t())).body).toContain('<a href="?explorer=sandbox">');
-    const sandbox = await openPage(t(), '?explorer=sandbox');
+    expect((await openPage(t)).body).toContain('<a href="?explorer=sandbox">');
+    const sandbox = await openPage(t, '?explorer=sandbox');
     expect(isSandbox(sandbox)).toBe(true);
     const csp = sandbox.headers.get('content-security-policy');
     expect(csp).toContain('https://*.apollographql.com');
@@ -164,11 +155,11 @@ describe('GraphQL explorer outside production', () => {
 });
 
 describe('GRAPHQL_EXPLORER=sandbox', () => {
-  const sandbox = server({ GRAPHQL_EXPLORER: 'sandbox' });
+  const sandbox = useTestServer({ GRAPHQL_EXPLORER: 'sandbox' });
 
   it('shows Apollo Sandbox on GET /graphql, and GraphiQL when asked', async () => {
-    expect(isSandbox(await openPage(sandbox()))).toBe(true);
-    expect(isGraphiql(await openPage(sandbox(), '?explorer=graphiql'))).toBe(true);
+    expect(isSandbox(await openPage(sandbox))).toBe(true);
+    expect(isGraphiql(await openPage(sandbox, '?explorer=graphiql'))).toBe(true);
   });
 });
 
@@ -176,14 +167,14 @@ describe.each([
   ['GRAPHQL_EXPLORER=off', { GRAPHQL_EXPLORER: 'off' }],
   ['production', { NODE_ENV: 'production' }],
 ])('%s', (_label, env) => {
-  const off = server(env);
+  const off = useTestServer(env);
 
   it('shows no explorer, neither page nor files', async () => {
-    const { scripts, styles } = filesOf((await openPage(t())).body);
+    const { scripts, styles } = filesOf((await openPage(t)).body);
     for (const query of ['', '?explorer=graphiql', '?explorer=sandbox']) {
-      const res = await openPage(off(), query);
+      const res = await openPage(off, query);
       expect({ query, status: res.status, type: res.headers.get('content-type')?.split(';')[0] }).toEqual({ query, status: 400, type: 'application/json' });
     }
-    for (const url of [...scripts, ...styles]) expect({ url, status: (await off().http.get(url)).status }).toEqual({ url, status: 400 });
+    for (const url of [...scripts, ...styles]) expect({ url, status: (await off.http.get(url)).status }).toEqual({ url, status: 400 });
   });
 });

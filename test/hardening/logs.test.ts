@@ -1,9 +1,9 @@
 // Secrets never reach the logs: passwords, SMS codes, access and refresh tokens, the JWT key, or a
 // password hash, whatever the outcome of the request, on both transports, at the most verbose level.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { requestCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
-import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
 import { wrongCode } from '../helpers/assertions.js';
 
 const PASSWORDS = {
@@ -15,17 +15,12 @@ const PASSWORDS = {
   probe: 'quartz-falcon-6620',
 };
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({}, { captureLogs: true });
-});
-afterAll(() => t?.stop());
+const t = useTestServer({}, { captureLogs: true });
 
 // What the current test handed out or guessed; the SMS codes come from the outbox.
 let tokens: string[] = [];
 let guessedCodes: string[] = [];
-beforeEach(async () => {
-  await t.reset();
+beforeEach(() => {
   tokens = [];
   guessedCodes = [];
 });

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { HttpResult } from '../helpers/http.js';
-import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { FakeSmsServer, startService, waitFor } from './support.js';
 
@@ -29,22 +29,13 @@ interface LogLine {
 }
 
 const fake = new FakeSmsServer();
-let t: TestServer;
-beforeAll(async () => {
-  await fake.up();
-  t = await startTestServer(
-    { SMS_PROVIDER: 'webhook', SMS_WEBHOOK_URL: fake.url, SMS_WEBHOOK_SECRET: 'x'.repeat(32), SEND_CODE_PER_IP_HOURLY: '1000' },
-    { captureLogs: true },
-  );
-});
-afterAll(async () => {
-  await t?.stop();
-  await fake.down();
-});
-beforeEach(async () => {
-  await t.reset();
-  fake.clear();
-});
+beforeAll(() => fake.up());
+const t = useTestServer(
+  () => ({ SMS_PROVIDER: 'webhook', SMS_WEBHOOK_URL: fake.url, SMS_WEBHOOK_SECRET: 'x'.repeat(32), SEND_CODE_PER_IP_HOURLY: '1000' }),
+  { captureLogs: true },
+);
+afterAll(() => fake.down());
+beforeEach(() => fake.clear());
 
 const parse = (text: string): LogLine[] =>
   text

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import sharp from 'sharp';
 import { clearRateLimits, type Session, signInWithCode } from '../helpers/factories.js';
-import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { signInByOutbox, startService } from './support.js';
 
@@ -20,7 +20,6 @@ const AVATAR_URL = /^\/api\/v1\/avatars\/([0-9a-f]{32}\.webp)$/;
 let s3dir: string;
 let s3server: S3rver;
 let s3: S3Client;
-let t: TestServer;
 let user: Session;
 let s3Env: Record<string, string>;
 
@@ -48,16 +47,14 @@ beforeAll(async () => {
     S3_FORCE_PATH_STYLE: 'true',
     S3_PREFIX: PREFIX,
   };
-  t = await startTestServer(s3Env);
 });
+const t = useTestServer(() => s3Env);
 afterAll(async () => {
-  await t?.stop();
   s3?.destroy();
   await s3server?.close().catch(() => undefined);
   if (s3dir) await rm(s3dir, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  await t.reset();
   user = await signInWithCode(t);
 });
 

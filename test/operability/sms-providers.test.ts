@@ -3,7 +3,7 @@
 // and gives the phone's allowance back.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
+import { newPhone, type TestServer, useTestServer } from '../helpers/server.js';
 import { ISO_UTC } from '../helpers/assertions.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
 import { codeIn, FakeSmsServer, timed, waitFor, type CapturedRequest } from './support.js';
@@ -23,34 +23,26 @@ const COMMON = {
 
 const twilio = new FakeSmsServer();
 const webhook = new FakeSmsServer();
-let tTwilio: TestServer;
-let tWebhook: TestServer;
-
-beforeAll(async () => {
-  await Promise.all([twilio.up(), webhook.up()]);
-  tTwilio = await startTestServer({
-    ...COMMON,
-    SMS_PROVIDER: 'twilio',
-    TWILIO_BASE_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: SID,
-    TWILIO_AUTH_TOKEN: AUTH_TOKEN,
-    TWILIO_FROM: FROM,
-  });
-  tWebhook = await startTestServer({
-    ...COMMON,
-    SMS_PROVIDER: 'webhook',
-    SMS_WEBHOOK_URL: `${webhook.url}/hooks/sms?tenant=meetings`,
-    SMS_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  });
-});
+beforeAll(() => Promise.all([twilio.up(), webhook.up()]));
+const tTwilio = useTestServer(() => ({
+  ...COMMON,
+  SMS_PROVIDER: 'twilio',
+  TWILIO_BASE_URL: twilio.url,
+  TWILIO_ACCOUNT_SID: SID,
+  TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+  TWILIO_FROM: FROM,
+}));
+const tWebhook = useTestServer(() => ({
+  ...COMMON,
+  SMS_PROVIDER: 'webhook',
+  SMS_WEBHOOK_URL: `${webhook.url}/hooks/sms?tenant=meetings`,
+  SMS_WEBHOOK_SECRET: WEBHOOK_SECRET,
+}));
 afterAll(async () => {
-  await tTwilio?.stop();
-  await tWebhook?.stop();
   await twilio.down();
   await webhook.down();
 });
-beforeEach(async () => {
-  await tTwilio.reset();
+beforeEach(() => {
   twilio.clear();
   webhook.clear();
 });
