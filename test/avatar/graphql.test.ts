@@ -4,11 +4,11 @@ import { resolve } from 'node:path';
 import { MeDocument } from '../generated/graphql.js';
 import { signInWithCode, type Session } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   AVATAR_URL,
   avatarFiles,
   bands,
-  eventually,
   expectGqlError,
   expectNothingStored,
   fetchAvatar,
@@ -162,9 +162,9 @@ describe('uploadAvatar: refusals', () => {
     const fileStart = body.indexOf('\r\n\r\n', body.indexOf('filename="big.png"')) + 4;
     try {
       await raw.write(body.subarray(0, fileStart + MAX_BYTES / 2));
-      expect(await eventually(async () => (await tmpFiles(t)).length === 1)).toBe(true);
+      expect(await waitFor(async () => (await tmpFiles(t)).length === 1, 2_000, 20)).toBe(true);
       await raw.write(body.subarray(fileStart + MAX_BYTES / 2, fileStart + 4 * MAX_BYTES));
-      expect(await eventually(async () => (await tmpFiles(t)).length === 0)).toBe(true);
+      expect(await waitFor(async () => (await tmpFiles(t)).length === 0, 2_000, 20)).toBe(true);
     } finally {
       raw.destroy();
     }
@@ -231,7 +231,7 @@ describe('uploadAvatar: CSRF prevention, authentication and aborted uploads', ()
     const raw = await RawUpload.open(t, '/graphql', headers, body.length);
     try {
       await raw.write(body.subarray(0, body.length >> 1));
-      expect(await eventually(async () => (await tmpFiles(t)).length > 0)).toBe(true);
+      expect(await waitFor(async () => (await tmpFiles(t)).length > 0, 2_000, 20)).toBe(true);
     } finally {
       raw.destroy();
     }

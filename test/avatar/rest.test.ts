@@ -3,12 +3,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { signInWithCode, type Session } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   animatedGif,
   AVATAR_URL,
   avatarFiles,
   bands,
-  eventually,
   expectNothingStored,
   expectUploadProblem,
   fetchAvatar,
@@ -264,7 +264,7 @@ describe('POST /api/v1/users/me/avatar: authentication and aborted uploads', () 
     const upload = await RawUpload.open(t, '/api/v1/users/me/avatar', { 'content-type': contentType, authorization: `Bearer ${user.accessToken}` }, body.length);
     try {
       await upload.write(body.subarray(0, body.length >> 1));
-      expect(await eventually(async () => (await tmpFiles(t)).length > 0)).toBe(true);
+      expect(await waitFor(async () => (await tmpFiles(t)).length > 0, 2_000, 20)).toBe(true);
     } finally {
       upload.destroy();
     }

@@ -130,16 +130,6 @@ export class RawUpload {
   }
 }
 
-/** Waits up to `ms` for `check` to hold. */
-export async function eventually(check: () => Promise<boolean>, ms = 2_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export const AVATAR_URL = /^\/api\/v1\/avatars\/[0-9a-f]{32}\.webp$/;
 
 /** POST /api/v1/users/me/avatar with one file in `file` (or the given parts). */

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { HttpClient, type HttpResult } from '../helpers/http.js';
 import { newPhone, TEST_JWT_SECRET } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
-import { freePort, signInByOutbox, startService, timed, waitFor, type ServiceProcess } from './support.js';
+import { waitFor } from '../helpers/wait.js';
+import { freePort, signInByOutbox, startService, timed, type ServiceProcess } from './support.js';
 
 const run = promisify(execFile);
 

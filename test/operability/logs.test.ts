@@ -14,7 +14,8 @@ import sharp from 'sharp';
 import type { HttpResult } from '../helpers/http.js';
 import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
-import { FakeSmsServer, startService, waitFor } from './support.js';
+import { waitFor } from '../helpers/wait.js';
+import { FakeSmsServer, startService } from './support.js';
 
 interface LogLine {
   level: number;

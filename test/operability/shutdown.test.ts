@@ -13,7 +13,8 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { GOOD_PASSWORD } from '../helpers/factories.js';
 import { newPhone, TEST_JWT_SECRET } from '../helpers/server.js';
-import { freePort, runService, sleep, startService, waitFor, within, type ServiceProcess } from './support.js';
+import { sleep, waitFor } from '../helpers/wait.js';
+import { freePort, runService, startService, within, type ServiceProcess } from './support.js';
 
 const DB_PASSWORD = 'pw-that-must-not-show-4411';
 let dir: string;

@@ -6,7 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { newPhone, type TestServer, useTestServer } from '../helpers/server.js';
 import { ISO_UTC } from '../helpers/assertions.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
-import { codeIn, FakeSmsServer, timed, waitFor, type CapturedRequest } from './support.js';
+import { waitFor } from '../helpers/wait.js';
+import { codeIn, FakeSmsServer, timed, type CapturedRequest } from './support.js';
 
 const TIMEOUT_MS = 300;
 const SID = 'AC0123456789abcdef0123456789abcdef';

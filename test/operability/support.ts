@@ -6,6 +6,10 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '../helpers/wait.js';
+
+// The start-up and README tests import these from here.
+export { sleep, waitFor } from '../helpers/wait.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
@@ -104,7 +108,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `promise`'s value, or 'timeout' when it takes longer than `ms` (the timer does not outlive it). */
 export async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
@@ -122,16 +125,6 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms:
   const start = performance.now();
   const result = await work();
   return { result, ms: performance.now() - start };
-}
-
-/** Waits up to `ms` for `check` to hold; returns whether it did. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms: number, every = 50): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(every);
-  }
 }
 
 /** The six-digit code in an SMS text. */
