@@ -1,8 +1,23 @@
-// Assertions on the contract's shapes, shared by the REST and GraphQL suites: each names the
-// transport in its failure message, as `{ transport, ... }` in the compared values.
+// Assertions on the contract's shapes, shared by the REST and GraphQL suites; a failure names the
+// transport and the shape first.
 import { expect } from '@jest/globals';
 
 export type Transport = 'REST' | 'GraphQL';
+
+/** Runs `check`, putting `label` at the head of the message of an assertion that fails in it. */
+function labelled(label: string, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof Error) {
+      const original = error.message;
+      error.message = `${label}\n\n${original}`;
+      // V8 builds the stack text when first read; if it was read already, it still holds the old message.
+      if (error.stack && !error.stack.includes(label)) error.stack = error.stack.replace(original, error.message);
+    }
+    throw error;
+  }
+}
 
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 /** A UUID as PostgreSQL writes it (lower case). */
@@ -19,9 +34,8 @@ export interface ExpectedUser {
 
 /** Asserts the `User` shape of API.md, exactly (no extra field such as a password hash). */
 export function expectUser(user: any, transport: Transport, expected: ExpectedUser = {}): void {
-  expect({ transport, user }).toEqual({
-    transport,
-    user: {
+  labelled(`${transport} User`, () => {
+    expect(user).toEqual({
       id: expect.stringMatching(UUID),
       phone: expect.stringMatching(E164),
       nickname: expect.any(String),
@@ -29,9 +43,9 @@ export function expectUser(user: any, transport: Transport, expected: ExpectedUs
       hasPassword: expect.any(Boolean),
       createdAt: expect.stringMatching(ISO_UTC),
       lastLoginAt: user?.lastLoginAt === null ? null : expect.stringMatching(ISO_UTC),
-    },
+    });
+    expect(user).toMatchObject(expected);
   });
-  expect({ transport, user }).toMatchObject({ transport, user: expected });
 }
 
 export interface ExpectedAuthPayload {
@@ -44,9 +58,8 @@ export interface ExpectedAuthPayload {
 
 /** Asserts the `AuthPayload` shape of API.md, exactly, with a signed-in user. */
 export function expectAuthPayload(payload: any, transport: Transport, expected: ExpectedAuthPayload): void {
-  expect({ transport, payload }).toEqual({
-    transport,
-    payload: {
+  labelled(`${transport} AuthPayload`, () => {
+    expect(payload).toEqual({
       accessToken: expect.stringMatching(JWT),
       tokenType: 'Bearer',
       expiresIn: expected.expiresIn ?? 900,
@@ -55,10 +68,11 @@ export function expectAuthPayload(payload: any, transport: Transport, expected: 
       refreshExpiresIn: expected.refreshExpiresIn ?? 2592000,
       isNewUser: expected.isNewUser,
       user: expect.anything(),
-    },
+    });
+    // Signed in just now.
+    expect(payload.user.lastLoginAt).toMatch(ISO_UTC);
   });
   expectUser(payload.user, transport, expected.user);
-  expect({ transport, lastLoginAt: payload.user.lastLoginAt }).toEqual({ transport, lastLoginAt: expect.stringMatching(ISO_UTC) });
 }
 
 /** Another code of the same length, differing from `code` in its last digit. */
