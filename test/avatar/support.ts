@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import type { TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 
 export * from './fixtures.js';
 
@@ -116,10 +117,7 @@ export class RawUpload {
 
   /** The status line and headers of the answer, or undefined when none came within `ms`. */
   async response(ms: number): Promise<string | undefined> {
-    const deadline = Date.now() + ms;
-    while (!this.received.includes('\r\n\r\n') && !this.closed && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(() => this.received.includes('\r\n\r\n') || this.closed, ms, 20);
     const end = this.received.indexOf('\r\n\r\n');
     return end >= 0 ? this.received.slice(0, end) : undefined;
   }
@@ -223,12 +221,9 @@ export async function resetAvatars(t: TestServer): Promise<void> {
 
 /** Waits up to `ms` for DATA_DIR/tmp to be empty or missing; returns what is left. */
 export async function settledTmpFiles(t: TestServer, ms = 2_000): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const files = await tmpFiles(t);
-    if (files.length === 0 || Date.now() > deadline) return files;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let files: string[] = [];
+  await waitFor(async () => (files = await tmpFiles(t)).length === 0, ms, 50);
+  return files;
 }
 
 /** Asserts that nothing was staged or stored: both directories empty (or never created). */
