@@ -55,19 +55,24 @@ async function startOwnService(): Promise<ServiceProcess> {
   return service;
 }
 
-/** The password sign-ins of `phone` the service has admitted and is still comparing (its in-flight counter). */
-async function loginsInFlight(phone: string): Promise<number> {
-  const client = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
-  await client.connect();
+/** Runs `work` with a connection of its own to the service's database. */
+async function withDatabase<T>(work: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
+  await db.connect();
   try {
-    const { rows } = await client.query<{ n: number }>(
-      `select coalesce(sum(count), 0)::int as n from rate_limits where key like 'login-fail:phone-ip:' || $1::text || ':%:in-flight' and reset_at > now()`,
-      [phone],
-    );
-    return rows[0]!.n;
+    return await work(db);
   } finally {
-    await client.end();
+    await db.end();
   }
+}
+
+/** The password sign-ins of `phone` the service has admitted and is still comparing (its in-flight counter). */
+async function loginsInFlight(db: pg.Client, phone: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select coalesce(sum(count), 0)::int as n from rate_limits where key like 'login-fail:phone-ip:' || $1::text || ':%:in-flight' and reset_at > now()`,
+    [phone],
+  );
+  return rows[0]!.n;
 }
 
 /** Uploads being staged in the service's DATA_DIR/tmp. */
@@ -187,10 +192,12 @@ describe('SIGTERM', () => {
     // Until the service has the upload streaming to disk and all four logins admitted to hashing;
     // the logins then still have about a second of hashing ahead.
     let inFlight = { staged: 0, logins: 0 };
-    const ready = await waitFor(async () => {
-      inFlight = { staged: (await stagedUploads()).length, logins: await loginsInFlight(phone) };
-      return inFlight.staged === 1 && inFlight.logins === 4;
-    }, 5_000, 10);
+    const ready = await withDatabase((db) =>
+      waitFor(async () => {
+        inFlight = { staged: (await stagedUploads()).length, logins: await loginsInFlight(db, phone) };
+        return inFlight.staged === 1 && inFlight.logins === 4;
+      }, 5_000, 10),
+    );
     expect({ ready, ...inFlight }).toEqual({ ready: true, staged: 1, logins: 4 });
 
     const sigterm = Date.now();
