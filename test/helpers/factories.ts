@@ -38,6 +38,6 @@ export async function clearRateLimits(t: TestServer): Promise<void> {
   await t.sql('delete from rate_limits');
 }
 
-export function toSession(phone: string, body: any): Session {
+function toSession(phone: string, body: any): Session {
   return { phone, accessToken: body.accessToken, refreshToken: body.refreshToken, userId: body.user.id, body };
 }

@@ -7,7 +7,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
-import { ROOT, startService, waitFor, type ServiceProcess } from './support.js';
+import { waitFor } from '../helpers/wait.js';
+import { ROOT, startService, type ServiceProcess } from './support.js';
 
 let dir: string;
 let service: ServiceProcess;

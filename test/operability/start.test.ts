@@ -7,7 +7,8 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
-import { ROOT, runService, startService, waitFor, within } from './support.js';
+import { waitFor } from '../helpers/wait.js';
+import { ROOT, runService, startService, within } from './support.js';
 
 let dir: string;
 beforeAll(() => {

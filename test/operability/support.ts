@@ -8,9 +8,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '../helpers/wait.js';
 
-// The start-up and README tests import these from here.
-export { sleep, waitFor } from '../helpers/wait.js';
-
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
 const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;

@@ -60,6 +60,15 @@ describe('PATCH /api/v1/users/me', () => {
     expect((await t.http.get(ME, { token: user.accessToken })).body.nickname).toBe(WORKER.repeat(32));
   });
 
+  it('bounds the field at 256 code points (not UTF-16 units) before the 32-character rule', async () => {
+    const user = await signInWithCode(t);
+    const long = expectProblem(await patchMe(user.accessToken, { nickname: 'n'.repeat(257) }), 400, 'VALIDATION_FAILED');
+    expect(long.fields).toEqual({ nickname: 'must be at most 256 code points' });
+    // 130 emoji, 260 UTF-16 units: within 256 code points, so the character rule answers.
+    const emoji = expectProblem(await patchMe(user.accessToken, { nickname: '😀'.repeat(130) }), 400, 'VALIDATION_FAILED');
+    expect(emoji.fields).toEqual({ nickname: 'must be at most 32 characters' });
+  });
+
   it('accepts emoji flag tag sequences but refuses stray tag characters', async () => {
     const user = await signInWithCode(t);
     const scotland = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}'; // 🏴󠁧󠁢󠁳󠁣󠁴󠁿, one emoji
