@@ -55,7 +55,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.set('trust proxy', config.trustProxy);
   // What every request passes through, as one router layer: its id and access-log line, the security
   // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
-  app.use(sequence(requestContext(logger), securityHeaders(graphqlExplorer(config.graphqlExplorer)), corsFor(config.corsOrigins)));
+  const explorer = graphqlExplorer(config.graphqlExplorer);
+  app.use(sequence(requestContext(logger), securityHeaders(), ...(explorer ? [explorer] : []), corsFor(config.corsOrigins)));
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.

@@ -50,6 +50,8 @@ export function graphqlExplorer(mode: Mode): RequestHandler | undefined {
   const local = localPageHeaders();
   const sandbox = sandboxPageHeaders();
   return (req, res, next) => {
+    // Everything but a GET below /graphql passes on after two comparisons: POST /graphql pays nothing more.
+    if (req.method !== 'GET' || !req.path.startsWith('/graphql')) return next();
     if (req.path === '/graphql' || req.path === '/graphql/') {
       if (!prefersHtml(req)) return next();
       // Apollo renders Sandbox further on; only its headers are set here.

@@ -3,13 +3,10 @@ import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 
 /**
- * Headers for an API: HSTS, nosniff, no framing, no referrer, a CSP that lets nothing load.
- *
- * `explorer` (outside production, see graphql/explorer.ts) gets the GET requests below /graphql: it
- * serves its page and files with headers of its own and passes everything else on. The test is made
- * here, in the layer every request passes anyway, so that POST /graphql pays nothing for it.
+ * Headers for an API: HSTS, nosniff, no framing, no referrer, a CSP that lets nothing load. Pages
+ * (the GraphQL explorer's) get localPageHeaders or sandboxPageHeaders on top.
  */
-export function securityHeaders(explorer?: RequestHandler): RequestHandler {
+export function securityHeaders(): RequestHandler {
   // The API answers JSON and images, never a page: the headers of OWASP's REST Security Cheat Sheet
   // plus Referrer-Policy and CORP. Helmet's others (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
   // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) only act on documents,
@@ -32,7 +29,6 @@ export function securityHeaders(explorer?: RequestHandler): RequestHandler {
   return (req, res, next) => {
     for (const [name, value] of apiHeaders.set) res.setHeader(name, value);
     for (const name of apiHeaders.removed) res.removeHeader(name);
-    if (req.method === 'GET' && explorer !== undefined && req.path.startsWith('/graphql')) return explorer(req, res, next);
     next();
   };
 }
