@@ -54,8 +54,10 @@ export function expectNothingInternal(res: HttpResult<GraphQLResponse<unknown>>)
   expect(text).not.toContain(TEST_JWT_SECRET);
 }
 
+/** Asserts RATE_LIMITED from a resolver: HTTP 200 (README), `extensions.retryAfter` equal to the Retry-After header; returns it. */
 export function expectRetryAfter(res: HttpResult<GraphQLResponse<unknown>>): number {
   const error = errorOf(res, 'RATE_LIMITED');
+  expect(res.status).toBe(200);
   const retryAfter = error.extensions?.retryAfter;
   expect(typeof retryAfter).toBe('number');
   expect(Number.isInteger(retryAfter)).toBe(true);
