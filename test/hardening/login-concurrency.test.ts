@@ -80,12 +80,13 @@ function parallelPasswordChecks(pair: Pair, store: Store): void {
       let outcomes = await inParallel(transport, 30, user.phone, GOOD_PASSWORD);
       expect(outcomes.filter((o) => o.kind !== 'ok' && o.kind !== 'busy')).toEqual([]);
       expect(kinds(outcomes).ok).toBeGreaterThanOrEqual(LIMIT);
+      // 30 at once against room for 5: some are told "in progress" (README: the others retry in 1 s).
+      expect(kinds(outcomes).busy ?? 0).toBeGreaterThan(0);
       // Each client waits as told and tries again; at least LIMIT get through in every round.
       for (let round = 1; outcomes.some((o) => o.kind === 'busy'); round++) {
         const busy = outcomes.filter((o) => o.kind === 'busy');
-        for (const o of busy) expect(o).toEqual({ kind: 'busy', retryAfter: expect.any(Number), detail: BUSY });
+        for (const o of busy) expect(o).toEqual({ kind: 'busy', retryAfter: 1, detail: BUSY });
         const wait = Math.max(...busy.map((o) => o.retryAfter!));
-        expect(wait).toBeLessThanOrEqual(2);
         expect(round).toBeLessThan(30 / LIMIT);
         await sleep(wait * 1000);
         outcomes = await inParallel(transport, busy.length, user.phone, GOOD_PASSWORD);
@@ -106,10 +107,9 @@ function parallelPasswordChecks(pair: Pair, store: Store): void {
     const outcomes = await inParallel(rest, 30, user.phone, (i) => `wrong-password-${i}`);
     expect(kinds(outcomes).invalid).toBe(LIMIT);
     expect(outcomes.filter((o) => o.kind === 'ok')).toEqual([]);
-    for (const o of outcomes) {
-      if (o.kind === 'locked') expect(o.detail).toBe(LOCKED);
-      if (o.kind === 'busy') expect(o.retryAfter).toBeLessThanOrEqual(2);
-      if (o.kind === 'busy') expect(o.detail).toBe(BUSY);
+    // The other 25: refused, either while the 5 are compared ("in progress") or once they have failed.
+    for (const o of outcomes.filter((o) => o.kind !== 'invalid')) {
+      expect(o).toEqual(o.kind === 'busy' ? { kind: 'busy', retryAfter: 1, detail: BUSY } : { kind: 'locked', retryAfter: expect.any(Number), detail: LOCKED });
     }
     expect(await store.counter(failKey(user.phone))).toBe(LIMIT);
     expect(await store.counter(`${failKey(user.phone)}:in-flight`)).toBe(0);
