@@ -3,29 +3,19 @@
 import { afterAll, beforeAll, beforeEach, describe } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, type TestServer } from './server.js';
+import { type TestServer, useTestServer } from './server.js';
 
 export interface Pair {
   a: TestServer;
   b: TestServer;
 }
 
-/** Starts A and B with `env()` for the enclosing describe block; `clean` runs before each test. */
-export function instancePair(env: () => Record<string, string>, clean: () => Promise<void> = async () => undefined): Pair {
-  const pair = {} as Pair;
-  beforeAll(async () => {
-    pair.a = await startTestServer(env());
-    pair.b = await startTestServer(env());
-  });
-  afterAll(async () => {
-    await pair.a?.stop();
-    await pair.b?.stop();
-  });
-  beforeEach(async () => {
-    await pair.a.reset();
-    await clean();
-  });
-  return pair;
+/**
+ * A and B, started with `env()` for the enclosing describe block: two `useTestServer`s (each reset
+ * before each test, its SMS outbox included; they share one database).
+ */
+export function instancePair(env: () => Record<string, string>): Pair {
+  return { a: useTestServer(env), b: useTestServer(env) };
 }
 
 /**
