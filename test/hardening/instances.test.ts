@@ -7,7 +7,8 @@ import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../hel
 import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
 import { newPhone, type TestServer } from '../helpers/server.js';
 import { errorOf } from '../graphql/support.js';
-import { expectProblem, expectRateLimited, wrongCode } from '../rest/support.js';
+import { expectProblem, expectRateLimited } from '../rest/support.js';
+import { wrongCode } from '../helpers/assertions.js';
 
 
 /** Where a counter must be found (and where it must not). */

@@ -3,9 +3,6 @@ import { expect } from '@jest/globals';
 import type { HttpResult } from '../helpers/http.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 
-// Moved to test/helpers/assertions.ts; still exported here for the multi-instance tests, which import it from here.
-export { wrongCode } from '../helpers/assertions.js';
-
 const LEAKS = [
   /(\\n|\n)\s+at\s/, // a stack frame, raw or JSON-escaped
   /(file:\/\/|node:internal|\/src\/|\/dist\/)[^"\s]*:\d+/, // a source location
