@@ -6,6 +6,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config/config.js';
+import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { localPageHeaders, sandboxPageHeaders } from '../shared/http/security.js';
 import { explorerPage, OWN_FILES, type PageLinks } from './explorer-page.js';
 
@@ -19,6 +20,9 @@ const PACKAGE_FILES = [
   ['react-dom', 'umd/react-dom.production.min.js'],
   ['graphiql', 'graphiql.min.js'],
 ] as const;
+
+/** Where the page's files are served, below one folder per version. */
+const EXPLORER_FILES = '/graphql/explorer/';
 
 /** The media types Apollo weighs text/html against when it decides to answer a GET with its landing page. */
 const APOLLO_TYPES = [
@@ -62,7 +66,11 @@ export function graphqlExplorer(mode: Mode): RequestHandler | undefined {
       });
     }
     const file = files.get(req.path);
-    if (file === undefined) return next();
+    if (file === undefined) {
+      // A file of another version, or none: not for Apollo to answer as a malformed query.
+      if (req.path.startsWith(EXPLORER_FILES)) throw new AppError(ErrorCode.NOT_FOUND, `No explorer file ${req.path}`);
+      return next();
+    }
     local(req, res, () => file(req, res, next));
   };
 }
@@ -91,7 +99,7 @@ function explorerFiles(): { links: PageLinks; files: Map<string, RequestHandler>
     .update(JSON.stringify([packages.map(({ name, version }) => `${name}@${version}`), OWN_FILES]))
     .digest('hex')
     .slice(0, 16);
-  const prefix = `/graphql/explorer/${id}/`;
+  const prefix = `${EXPLORER_FILES}${id}/`;
   const files = new Map<string, RequestHandler>();
   for (const [name, file] of PACKAGE_FILES) {
     const path = join(packages.find((p) => p.name === name)!.dir, file);
