@@ -15,6 +15,7 @@ import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.rou
 import { authRoutes } from './modules/auth/auth.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
+import { sessionRoutes } from './modules/session/session.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -117,7 +118,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
   app.use('/api/v1/auth', privateJson, authRoutes(services), publicConfigRoutes(services));
-  app.use('/api/v1/users', privateJson, accountRoutes(services), avatarUploadRoute(services), statsRoutes(services));
+  app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), avatarUploadRoute(services), statsRoutes(services));
   app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));

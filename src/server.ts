@@ -7,7 +7,7 @@ import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { startJanitor } from './db/janitor.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
-import { Sql } from './db/sql.js';
+import { Database } from './db/database.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
@@ -19,8 +19,8 @@ export interface RunningServer {
   services: Services;
   /** The Express application, for introspection by tests (the route list). */
   express: Express;
-  /** The service's own connection pool, for operational scripts and tests. */
-  sql: Sql;
+  /** The service's database access, for operational scripts and tests. */
+  db: Database;
   databaseMode: string;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
@@ -43,13 +43,12 @@ export async function startServer(config: Config, logger: Logger, options: Start
       const applied = await migrate(orm, embedded ? undefined : url);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
-    const sql = await Sql.fromOrm(orm, { prepare: config.database.preparedStatements && !embedded });
-    const services = createServices(config, sql, logger, { sms: options.sms });
+    const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
+    const services = createServices(config, db, logger, { sms: options.sms });
     let stopping = false;
-    const ready = async () =>
-      !stopping && (await sql.one('select 1 as ok').then(() => true, () => false)) && (await services.storesReady());
+    const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
     const { express, apollo } = await createApp({ config, services, logger, ready });
-    const stopJanitor = startJanitor(sql, logger);
+    const stopJanitor = startJanitor(services.sweepers, logger);
 
     const server: Server = express.listen(config.port, config.host);
     await once(server, 'listening');
@@ -62,7 +61,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       port,
       services,
       express,
-      sql,
+      db,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
       async stop() {
         stopping = true;

@@ -1,20 +1,24 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config/config.js';
-import type { Sql } from './db/sql.js';
+import type { Database } from './db/database.js';
+import type { Sweeper } from './db/janitor.js';
+import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
-import { SelfService } from './modules/account/self-service.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { Authenticator } from './modules/auth/authenticator.js';
-import { Sessions } from './modules/auth/sessions.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
-import { VerificationCodes } from './modules/auth/verification-codes.js';
+import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
+import { VerificationCodeService } from './modules/auth/verification-code.service.js';
+import { SessionRepository } from './modules/session/session.repository.js';
+import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
 import { S3AvatarStorage } from './modules/avatar/s3-storage.js';
 import { UploadStaging } from './modules/avatar/upload-staging.js';
 import { PublicConfigService } from './modules/public-config/public-config.service.js';
+import { StatsRepository } from './modules/stats/stats.repository.js';
 import { StatsService } from './modules/stats/stats.service.js';
 import { UsageService } from './modules/stats/usage.service.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
@@ -31,7 +35,7 @@ export interface Services {
   auth: AuthService;
   authenticator: Authenticator;
   accounts: AccountService;
-  selfService: SelfService;
+  sessions: SessionService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
   publicConfig: PublicConfigService;
@@ -39,6 +43,8 @@ export interface Services {
   usage: UsageService;
   sms: SmsProvider;
   limits: { avatarMaxBytes: number };
+  /** The owners of expiring rows, swept by the janitor. */
+  sweepers: Sweeper[];
   /** Where counters live, for the start-up summary. */
   counterStore: string;
   /** Whether the stores besides the database answer (Redis when configured). */
@@ -60,7 +66,7 @@ export const SERVICE_VERSION = ((): string => {
 })();
 
 /** Wires the domain services once; both transports receive the same instances. */
-export function createServices(config: Config, sql: Sql, logger: Logger, overrides: { sms?: SmsProvider } = {}): Services {
+export function createServices(config: Config, db: Database, logger: Logger, overrides: { sms?: SmsProvider } = {}): Services {
   const keys = loadKeys(config.jwt.secret, config.dataDir);
   const tokens = new AccessTokens({
     key: keys.jwt,
@@ -68,19 +74,34 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
     audience: config.jwt.audience,
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
-  const accounts = new AccountService(sql);
-  const sessions = new Sessions(sql, {
+  const sessions = new SessionService(new SessionRepository(db), {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
   });
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms);
   const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
-  const limiter = new RateLimiter(redis ?? new PostgresRateLimitStore(sql));
+  const postgresCounters = redis ? undefined : new PostgresRateLimitStore(db);
+  const limiter = new RateLimiter(redis ?? postgresCounters!);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
-  const codes = new VerificationCodes(sql, keys.codes, config.code);
+  const codes = new VerificationCodeService(new VerificationCodeRepository(db), keys.codes, config.code);
+  const avatarStorage =
+    config.avatar.storage === 's3'
+      ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
+      : new LocalAvatarStorage(join(config.dataDir, 'avatars'));
+  const accounts = new AccountService({
+    db,
+    accounts: new AccountRepository(db),
+    sessions,
+    codes,
+    hasher,
+    passwords,
+    avatarStorage,
+    logger,
+    defaultPhoneRegion: config.defaultPhoneRegion,
+  });
   const auth = new AuthService(
-    { accounts, codes, sessions, tokens, hasher, limiter, passwords, sms },
+    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,
@@ -89,33 +110,21 @@ export function createServices(config: Config, sql: Sql, logger: Logger, overrid
       refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     },
   );
-  const avatarStorage =
-    config.avatar.storage === 's3'
-      ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
-      : new LocalAvatarStorage(join(config.dataDir, 'avatars'));
   const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);
+  const statsRepository = new StatsRepository(db);
   return {
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
-    selfService: new SelfService({
-      sql,
-      accounts,
-      sessions,
-      codes,
-      hasher,
-      passwords,
-      avatarStorage,
-      logger,
-      defaultPhoneRegion: config.defaultPhoneRegion,
-    }),
-    avatars: new AvatarService(sql, accounts, avatarStorage, staging, logger),
+    sessions,
+    avatars: new AvatarService(accounts, avatarStorage, staging, logger),
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },
     publicConfig: new PublicConfigService(config, SERVICE_VERSION),
-    stats: new StatsService(sql),
-    usage: new UsageService(sql),
+    stats: new StatsService(accounts, sessions, statsRepository),
+    usage: new UsageService(statsRepository),
     sms,
+    sweepers: [codes, sessions, ...(postgresCounters ? [postgresCounters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -16,7 +16,7 @@ describe('expired-row sweeping', () => {
     await t.sql(`update refresh_tokens set expires_at = now() - interval '1 second'
                   where session_id in (select id from sessions where user_id = $1)`, [ended.userId]);
 
-    const deleted = await sweepExpired(t.server.sql);
+    const deleted = await sweepExpired(t.server.services.sweepers);
 
     expect(deleted.rateLimits).toBeGreaterThanOrEqual(3);
     expect(deleted).toMatchObject({ codes: 1, refreshTokens: 1, sessions: 1 });

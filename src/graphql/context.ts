@@ -1,8 +1,7 @@
 import type { Request } from 'express';
 import type { Principal } from '../modules/auth/authenticator.js';
-import type { ClientInfo } from '../modules/auth/sessions.js';
 import type { Services } from '../services.js';
-import { clientInfo } from '../shared/http/request-context.js';
+import { clientInfo, type ClientInfo } from '../shared/http/request-context.js';
 
 /**
  * What every resolver gets. A class, not an object literal: Apollo copies the context for each

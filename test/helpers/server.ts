@@ -82,10 +82,10 @@ export async function startTestServer(
       return message.code;
     },
     async reset() {
-      await server.sql.rows('truncate users, sessions, refresh_tokens, verification_codes, rate_limits cascade');
+      await server.db.rows('truncate users, sessions, refresh_tokens, verification_codes, rate_limits cascade');
       await writeFile(outboxFile, '');
     },
-    sql: (text, values) => server.sql.rows(text, values),
+    sql: (text, values) => server.db.rows(text, values),
     async stop() {
       await server.stop();
       await rm(dir, { recursive: true, force: true });

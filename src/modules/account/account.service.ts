@@ -1,56 +1,147 @@
-import { randomUUID } from 'node:crypto';
-import type { Sql } from '../../db/sql.js';
-import { USER_COLUMNS, toUserView, type UserRow, type UserView } from './user.view.js';
+import type { Database } from '../../db/database.js';
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { Logger } from '../../shared/logger.js';
+import type { PasswordHasher } from '../../shared/password/password-hasher.js';
+import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
+import { parsePhone } from '../../shared/phone.js';
+import type { Principal } from '../auth/authenticator.js';
+import { CodePurpose } from '../auth/code-purpose.js';
+import type { PasswordCheck } from '../auth/password-check.js';
+import type { VerificationCodeService } from '../auth/verification-code.service.js';
+import type { AvatarStorage } from '../avatar/avatar-storage.js';
+import type { SessionService } from '../session/session.service.js';
+import type { ChangePasswordInput } from './account.inputs.js';
+import type { AccountRepository, NewUser } from './account.repository.js';
+import { normaliseNickname } from './nickname.js';
+import type { User } from './user.entity.js';
+import { toUserView, type UserView } from './user.view.js';
 
+/** An account with its password hash, for the password checks of other modules; never sent to a client. */
 export interface UserWithSecret extends UserView {
   passwordHash: string | null;
 }
 
-export interface NewUser {
-  phone: string;
-  nickname: string;
-  passwordHash: string | null;
+export interface AccountActivity {
+  loginCount: number;
+  lastLoginAt: Date | null;
+  memberSince: Date;
 }
 
-/** Account records: lookups and creation shared by every flow that touches a user. */
+export interface AccountDependencies {
+  db: Database;
+  accounts: AccountRepository;
+  sessions: SessionService;
+  codes: VerificationCodeService;
+  hasher: PasswordHasher;
+  passwords: PasswordCheck;
+  avatarStorage: AvatarStorage;
+  logger: Logger;
+  defaultPhoneRegion: string;
+}
+
+const gone = () => new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+
+/**
+ * Accounts: what a signed-in user can do to their own account, and the account records the other
+ * modules (sign-in, avatars, statistics) read and change through here, never through the table.
+ */
 export class AccountService {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly deps: AccountDependencies) {}
 
   async findByPhone(phone: string): Promise<UserWithSecret | undefined> {
-    const row = await this.sql.one<UserRow & { password_hash: string | null }>(
-      `select ${USER_COLUMNS}, u.password_hash from users u where u.phone = $1`,
-      [phone],
-      'user_by_phone',
-    );
-    return row && { ...toUserView(row), passwordHash: row.password_hash };
+    const user = await this.deps.accounts.findByPhone(phone);
+    return user ? { ...view(user), passwordHash: user.passwordHash } : undefined;
   }
 
   async findById(id: string): Promise<UserView | undefined> {
-    const row = await this.sql.one<UserRow>(`select ${USER_COLUMNS} from users u where u.id = $1`, [id], 'user_by_id');
-    return row && toUserView(row);
+    const user = await this.deps.accounts.findById(id);
+    return user ? view(user) : undefined;
   }
 
-  /** Inserts the account unless the phone is taken; `undefined` means another account has the phone. */
+  /** `undefined` when another account has the phone (a concurrent sign-up won). */
   async createIfAbsent(user: NewUser): Promise<UserView | undefined> {
-    const row = await this.sql.one<UserRow>(
-      `insert into users as u (id, phone, nickname, password_hash) values ($1, $2, $3, $4)
-       on conflict (phone) do nothing
-       returning ${USER_COLUMNS}`,
-      [randomUUID(), user.phone, user.nickname, user.passwordHash],
-    );
-    return row && toUserView(row);
+    const created = await this.deps.accounts.createIfAbsent(user);
+    return created && view(created);
   }
 
-  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
-    await this.sql.rows('update users set password_hash = $2, updated_at = now() where id = $1', [userId, passwordHash]);
+  async recordSignIn(userId: string): Promise<UserView> {
+    const user = await this.deps.accounts.recordSignIn(userId);
+    if (!user) throw gone();
+    return view(user);
   }
 
-  async recordLogin(userId: string): Promise<UserView> {
-    const row = await this.sql.one<UserRow>(
-      `update users u set last_login_at = now(), login_count = login_count + 1 where u.id = $1 returning ${USER_COLUMNS}`,
-      [userId],
-      'user_record_login',
-    );
-    return toUserView(row!);
+  setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    return this.deps.accounts.setPasswordHash(userId, passwordHash);
   }
+
+  /** Makes `avatarKey` the account's avatar; returns the account and the key it replaced. */
+  async replaceAvatarKey(userId: string, avatarKey: string): Promise<{ user: UserView; previousKey: string | null }> {
+    const replaced = await this.deps.accounts.replaceAvatarKey(userId, avatarKey);
+    if (!replaced) throw gone();
+    return { user: view(replaced.user), previousKey: replaced.previousKey };
+  }
+
+  async activity(userId: string): Promise<AccountActivity> {
+    const user = await this.deps.accounts.findById(userId);
+    if (!user) throw gone();
+    return { loginCount: user.loginCount, lastLoginAt: user.lastLoginAt, memberSince: user.createdAt };
+  }
+
+  async updateProfile(principal: Principal, nickname: string): Promise<UserView> {
+    const user = await this.deps.accounts.setNickname(principal.userId, normaliseNickname(nickname));
+    if (!user) throw gone();
+    return view(user);
+  }
+
+  /**
+   * Checks the current password when the account has one (throttled like sign-ins), lets a
+   * code-only account set its first password, and ends every other session.
+   */
+  async changePassword(principal: Principal, input: ChangePasswordInput, client: ClientInfo): Promise<void> {
+    const { db, accounts, hasher, passwords, sessions } = this.deps;
+    const account = await accounts.findById(principal.userId);
+    if (!account) throw gone();
+    assertPasswordPolicy(input.newPassword, parsePhone(account.phone, this.deps.defaultPhoneRegion), 'newPassword');
+    if (account.passwordHash) {
+      if (input.currentPassword == null) {
+        throw new AppError(ErrorCode.VALIDATION_FAILED, 'currentPassword is required for an account that has a password', {
+          fields: { currentPassword: 'is required' },
+        });
+      }
+      const ok = await passwords.verify(account.phone, client.ip, input.currentPassword, account.passwordHash);
+      if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+    }
+    const passwordHash = await hasher.hash(input.newPassword);
+    await db.transaction(async () => {
+      await accounts.setPasswordHash(account.id, passwordHash);
+      await sessions.revokeOthers(account.id, principal.sessionId);
+    });
+  }
+
+  /**
+   * Deletes the account with a fresh delete-account code: the row and, through foreign keys, its
+   * sessions, refresh tokens and usage reports, and its codes, in one transaction; the avatar file
+   * after the commit. Its tokens stop working at once.
+   */
+  async deleteAccount(principal: Principal, code: string): Promise<void> {
+    const { db, accounts, codes, avatarStorage, logger } = this.deps;
+    const phone = principal.user.phone;
+    await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code);
+    const deleted = await db.transaction(async () => {
+      const row = await accounts.delete(principal.userId);
+      await codes.discardAll(phone);
+      return row;
+    });
+    if (!deleted) throw gone();
+    if (deleted.avatarKey) {
+      await avatarStorage.delete(deleted.avatarKey).catch((error: unknown) => {
+        logger.warn({ err: error, key: deleted.avatarKey }, 'could not delete the avatar of a deleted account');
+      });
+    }
+  }
+}
+
+function view(user: User): UserView {
+  return toUserView({ ...user, hasPassword: user.passwordHash !== null });
 }

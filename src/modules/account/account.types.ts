@@ -25,27 +25,6 @@ export class UserType {
   lastLoginAt!: Date | null;
 }
 
-@ObjectType('Session', { description: 'A signed-in device or client' })
-export class SessionType {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => DateTimeResolver)
-  createdAt!: Date;
-
-  @Field(() => DateTimeResolver)
-  lastUsedAt!: Date;
-
-  @Field(() => String, { nullable: true })
-  userAgent!: string | null;
-
-  @Field(() => String, { nullable: true })
-  ip!: string | null;
-
-  @Field({ description: 'True for the session of the token that asks' })
-  current!: boolean;
-}
-
 @InputType('UpdateProfileInput')
 export class UpdateProfileInputType {
   @Field()

@@ -9,31 +9,29 @@ export interface UserView {
   lastLoginAt: Date | null;
 }
 
-/** Columns every user query selects, in the shape `toUserView` reads. */
-export const USER_COLUMNS = `u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at`;
-
 /** Where avatars are served; the key changes whenever the avatar does. */
 const AVATAR_PATH = '/api/v1/avatars/';
 
-export interface UserRow {
+/** What a UserView is made of: a `User` entity's fields, or a row selected with `userViewColumns`. */
+export interface UserFields {
   id: string;
   phone: string;
   nickname: string;
-  avatar_key: string | null;
-  has_password: boolean;
-  // MikroORM's pg type parsers hand timestamps over as strings.
-  created_at: Date | string;
-  last_login_at: Date | string | null;
+  avatarKey: string | null;
+  hasPassword: boolean;
+  // Rows from explicit SQL carry timestamps as strings (MikroORM's pg type parsers).
+  createdAt: Date | string;
+  lastLoginAt: Date | string | null;
 }
 
-export function toUserView(row: UserRow): UserView {
+export function toUserView(fields: UserFields): UserView {
   return {
-    id: row.id,
-    phone: row.phone,
-    nickname: row.nickname,
-    avatarUrl: row.avatar_key ? `${AVATAR_PATH}${row.avatar_key}` : null,
-    hasPassword: row.has_password,
-    createdAt: new Date(row.created_at),
-    lastLoginAt: row.last_login_at === null ? null : new Date(row.last_login_at),
+    id: fields.id,
+    phone: fields.phone,
+    nickname: fields.nickname,
+    avatarUrl: fields.avatarKey ? `${AVATAR_PATH}${fields.avatarKey}` : null,
+    hasPassword: fields.hasPassword,
+    createdAt: new Date(fields.createdAt),
+    lastLoginAt: fields.lastLoginAt === null ? null : new Date(fields.lastLoginAt),
   };
 }

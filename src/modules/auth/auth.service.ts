@@ -4,15 +4,17 @@ import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import type { AccessTokens } from '../../shared/tokens/access-token.js';
+import type { Database } from '../../db/database.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { AccountService } from '../account/account.service.js';
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
 import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
-import type { ClientInfo, IssuedRefresh, Sessions } from './sessions.js';
+import type { IssuedRefresh, SessionService } from '../session/session.service.js';
 import type { SmsProvider } from './sms/index.js';
-import type { VerificationCodes } from './verification-codes.js';
+import type { VerificationCodeService } from './verification-code.service.js';
 
 export interface AuthPayload {
   accessToken: string;
@@ -38,9 +40,10 @@ export interface AuthSettings {
 }
 
 export interface AuthDependencies {
+  db: Database;
   accounts: AccountService;
-  codes: VerificationCodes;
-  sessions: Sessions;
+  codes: VerificationCodeService;
+  sessions: SessionService;
   tokens: AccessTokens;
   hasher: PasswordHasher;
   limiter: RateLimiter;
@@ -124,15 +127,18 @@ export class AuthService {
 
   /** Sets a new password with a reset-password code and ends every session of the account. */
   async resetPassword(input: ResetPasswordInput): Promise<void> {
-    const { accounts, codes, hasher, sessions } = this.deps;
+    const { db, accounts, codes, hasher, sessions } = this.deps;
     const phone = this.phone(input.phone);
     assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
     await codes.consume(phone.e164, CodePurpose.RESET_PASSWORD, input.code);
     const user = await accounts.findByPhone(phone.e164);
     if (!user) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
-    await accounts.setPasswordHash(user.id, await hasher.hash(input.newPassword));
-    await sessions.revokeAllOf(user.id);
+    const passwordHash = await hasher.hash(input.newPassword);
+    await db.transaction(async () => {
+      await accounts.setPasswordHash(user.id, passwordHash);
+      await sessions.revokeAllOf(user.id);
+    });
   }
 
   async register(input: RegisterInput, client: ClientInfo): Promise<AuthPayload> {
@@ -167,8 +173,8 @@ export class AuthService {
   }
 
   private async signIn(userId: string, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
-    const issued = await this.deps.sessions.create(userId, client);
-    const user = await this.deps.accounts.recordLogin(userId);
+    const { db, sessions, accounts } = this.deps;
+    const [issued, user] = await db.transaction(async () => [await sessions.create(userId, client), await accounts.recordSignIn(userId)] as const);
     return this.payload(issued, user, isNewUser);
   }
 

@@ -1,6 +1,6 @@
 import { unauthenticated, type AccessTokens } from '../../shared/tokens/access-token.js';
 import type { UserView } from '../account/user.view.js';
-import type { Sessions } from './sessions.js';
+import type { SessionService } from '../session/session.service.js';
 
 export interface Principal {
   userId: string;
@@ -19,7 +19,7 @@ function bearerToken(authorization: string | undefined): string | undefined {
 export class Authenticator {
   constructor(
     private readonly tokens: AccessTokens,
-    private readonly sessions: Sessions,
+    private readonly sessions: SessionService,
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<Principal> {

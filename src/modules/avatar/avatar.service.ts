@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Sql } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import type { UserView } from '../account/user.view.js';
@@ -13,7 +12,6 @@ import type { StagedUpload, UploadStaging } from './upload-staging.js';
 /** Avatar use cases: receive, check, re-encode, store, swap, serve. */
 export class AvatarService {
   constructor(
-    private readonly sql: Sql,
     private readonly accounts: AccountService,
     private readonly storage: AvatarStorage,
     private readonly staging: UploadStaging,
@@ -45,31 +43,21 @@ export class AvatarService {
     // Content-addressed per user: a new image gets a new URL, the same image keeps its URL.
     const key = `${createHash('sha256').update(userId).update(encoded).digest('hex').slice(0, 32)}.webp`;
     await this.storage.put(key, encoded);
-    let previous: { old_key: string | null } | undefined;
+    let replaced: { user: UserView; previousKey: string | null };
     try {
-      previous = await this.sql.one<{ old_key: string | null }>(
-        `update users u set avatar_key = $2, updated_at = now()
-           from (select id, avatar_key as old_key from users where id = $1 for update) o
-          where u.id = o.id
-          returning o.old_key`,
-        [userId, key],
-      );
+      replaced = await this.accounts.replaceAvatarKey(userId, key);
     } catch (error) {
+      // The account is gone or the database failed: the new file is not anyone's avatar.
       await this.storage.delete(key).catch(() => undefined);
       throw error;
     }
-    if (!previous) {
-      await this.storage.delete(key);
-      throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
-    }
-    if (previous.old_key && previous.old_key !== key) {
-      await this.storage.delete(previous.old_key).catch((error: unknown) => {
-        this.logger.warn({ err: error, key: previous.old_key }, 'could not delete the previous avatar');
+    const { previousKey } = replaced;
+    if (previousKey && previousKey !== key) {
+      await this.storage.delete(previousKey).catch((error: unknown) => {
+        this.logger.warn({ err: error, key: previousKey }, 'could not delete the previous avatar');
       });
     }
-    const user = await this.accounts.findById(userId);
-    if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
-    return user;
+    return replaced.user;
   }
 
   /** The stored avatar, or NOT_FOUND for unknown and malformed keys alike. */

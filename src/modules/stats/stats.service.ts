@@ -1,5 +1,6 @@
-import type { Sql } from '../../db/sql.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { AccountService } from '../account/account.service.js';
+import type { SessionService } from '../session/session.service.js';
+import type { StatsRepository } from './stats.repository.js';
 
 export interface UserStats {
   loginCount: number;
@@ -16,68 +17,39 @@ export interface UserStats {
   last30Days: { meetings: number; minutes: number };
 }
 
-interface StatsRow {
-  login_count: number;
-  last_login_at: Date | string | null;
-  created_at: Date | string;
-  days: number;
-  active_sessions: number;
-  meetings: number;
-  meetings_hosted: number;
-  meetings_joined: number;
-  total_minutes: number;
-  hosted_minutes: number;
-  last_meeting_at: Date | string | null;
-  recent_meetings: number;
-  recent_minutes: number;
-}
+const DAY_MS = 86400_000;
 
 /**
- * One statement: the account's own figures, the all-time meeting totals kept up to date by
- * UsageService, and the last 30 days aggregated from the (user_id, joined_at) index. No report row
- * reaches the application.
+ * Personal statistics: the account's own figures, its live sessions, and the meeting figures kept
+ * up to date by UsageService (all-time totals, the last 30 days aggregated from an index), read at
+ * once. No report row reaches the application.
  */
-const STATS_SQL = `
-  select u.login_count, u.last_login_at, u.created_at,
-         floor(extract(epoch from now() - u.created_at) / 86400)::int as days,
-         (select count(*)::int from sessions s
-           where s.user_id = u.id and s.revoked_at is null and s.expires_at > now()) as active_sessions,
-         coalesce(t.meetings, 0) as meetings,
-         coalesce(t.meetings_hosted, 0) as meetings_hosted,
-         coalesce(t.meetings_joined, 0) as meetings_joined,
-         coalesce(t.total_minutes, 0)::int as total_minutes,
-         coalesce(t.hosted_minutes, 0)::int as hosted_minutes,
-         t.last_meeting_at,
-         recent.meetings as recent_meetings,
-         recent.minutes as recent_minutes
-    from users u
-    left join user_meeting_totals t on t.user_id = u.id
-    cross join lateral (
-      select count(distinct r.meeting_id)::int as meetings, coalesce(sum(r.minutes), 0)::int as minutes
-        from meeting_usage r
-       where r.user_id = u.id and r.joined_at >= now() - interval '30 days'
-    ) recent
-   where u.id = $1`;
-
 export class StatsService {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly sessions: SessionService,
+    private readonly stats: StatsRepository,
+  ) {}
 
   async forUser(userId: string): Promise<UserStats> {
-    const row = await this.sql.one<StatsRow>(STATS_SQL, [userId], 'user_stats');
-    if (!row) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+    const [activity, activeSessions, meetings] = await Promise.all([
+      this.accounts.activity(userId),
+      this.sessions.countLive(userId),
+      this.stats.figures(userId),
+    ]);
     return {
-      loginCount: row.login_count,
-      lastLoginAt: row.last_login_at === null ? null : new Date(row.last_login_at),
-      memberSince: new Date(row.created_at),
-      daysSinceRegistration: row.days,
-      activeSessions: row.active_sessions,
-      meetingsHosted: row.meetings_hosted,
-      meetingsJoined: row.meetings_joined,
-      totalMeetingMinutes: row.total_minutes,
-      hostedMeetingMinutes: row.hosted_minutes,
-      averageMeetingMinutes: row.meetings === 0 ? 0 : Math.round((row.total_minutes / row.meetings) * 100) / 100,
-      lastMeetingAt: row.last_meeting_at === null ? null : new Date(row.last_meeting_at),
-      last30Days: { meetings: row.recent_meetings, minutes: row.recent_minutes },
+      loginCount: activity.loginCount,
+      lastLoginAt: activity.lastLoginAt,
+      memberSince: activity.memberSince,
+      daysSinceRegistration: Math.floor((Date.now() - activity.memberSince.getTime()) / DAY_MS),
+      activeSessions,
+      meetingsHosted: meetings.meetingsHosted,
+      meetingsJoined: meetings.meetingsJoined,
+      totalMeetingMinutes: meetings.totalMinutes,
+      hostedMeetingMinutes: meetings.hostedMinutes,
+      averageMeetingMinutes: meetings.meetings === 0 ? 0 : Math.round((meetings.totalMinutes / meetings.meetings) * 100) / 100,
+      lastMeetingAt: meetings.lastMeetingAt,
+      last30Days: { meetings: meetings.recentMeetings, minutes: meetings.recentMinutes },
     };
   }
 }

@@ -3,7 +3,6 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
-import type { ClientInfo } from '../../modules/auth/sessions.js';
 import { withRequestId, type Logger } from '../logger.js';
 
 /** Probes are polled all the time: no access-log line for them. */
@@ -85,6 +84,12 @@ function accessLog({ logger, id, req }: Pending, res: Response, responseTime: nu
     else if (aborted) logger.warn({ ...line, aborted: true }, 'request aborted: the connection closed before the response was sent');
     else logger[level](line, 'request completed');
   });
+}
+
+/** Who is asking, as far as the service can tell: recorded with sessions and security checks. */
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
 }
 
 export function clientInfo(req: Request): ClientInfo {

@@ -1,4 +1,5 @@
-import type { Sql } from '../../db/sql.js';
+import type { Database, SqlNames } from '../../db/database.js';
+import { RateLimit } from './rate-limit.entity.js';
 import { inFlightKey, type Admission, type RateLimitStore, type Rule, type WindowState } from './rate-limiter.js';
 
 interface Row {
@@ -6,28 +7,30 @@ interface Row {
   reset_in: number;
 }
 
-/** A new window that starts at `n`, or `n` more in the current one; returns the count and time left. */
-const addToWindow = (n: number) => `on conflict (key) do update set
-         count = case when rate_limits.reset_at <= now() then ${n} else rate_limits.count + ${n} end,
-         reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
-       returning count, extract(epoch from reset_at - now())::float8 as reset_in`;
+type Names = SqlNames<RateLimit>;
 
-/** The upsert of one hit: a new window, or one more hit in the current one. */
-const UPSERT = addToWindow(1);
+/** A new window that starts at `n`, or `n` more in the current one; returns the count and time left. */
+const addToWindow = ({ table, key, count, resetAt }: Names, n: number) => `on conflict (${key}) do update set
+         ${count} = case when ${table}.${resetAt} <= now() then ${n} else ${table}.${count} + ${n} end,
+         ${resetAt} = case when ${table}.${resetAt} <= now() then excluded.${resetAt} else ${table}.${resetAt} end
+       returning ${count} as count, extract(epoch from ${resetAt} - now())::float8 as reset_in`;
+
+/** `insert into rate_limits (key, count, reset_at)`. */
+const insertInto = ({ table, key, count, resetAt }: Names) => `insert into ${table} (${key}, ${count}, ${resetAt})`;
 
 /**
  * `n` hits in one statement and one transaction: hit i+1 is made only when hit i stayed within its
  * limit (a data-modifying CTE sees the RETURNING rows of the one before it). Parameters: key and
  * window of every rule ($1, $2, $3, $4, …), then the limits of all rules but the last.
  */
-function hitInOrderSql(n: number): string {
+function hitInOrderSql(t: Names, n: number): string {
   const key = (i: number) => `$${2 * i + 1}`;
   const window = (i: number) => `$${2 * i + 2}`;
   const limit = (i: number) => `$${2 * n + i + 1}`;
   const ctes = Array.from({ length: n }, (_, i) => {
     const values = `${key(i)}, 1, now() + make_interval(secs => ${window(i)})`;
     const source = i === 0 ? `values (${values})` : `select ${values} from h${i - 1} where h${i - 1}.count <= ${limit(i - 1)}`;
-    return `h${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${UPSERT})`;
+    return `h${i} as (${insertInto(t)} ${source}\n       ${addToWindow(t, 1)})`;
   });
   const rows = Array.from({ length: n }, (_, i) => `select ${i} as i, count, reset_in from h${i}`);
   return `with ${ctes.join(',\n')}\n${rows.join(' union all ')} order by i`;
@@ -48,7 +51,7 @@ function hitInOrderSql(n: number): string {
  * One attempt fewer in flight. A missing row becomes an ended one, so that the chain always goes on
  * to the next rule.
  */
-const RELEASE_UPSERT = `on conflict (key) do update set count = greatest(rate_limits.count - 1, 0) returning 1`;
+const releaseUpsert = ({ table, key, count }: Names) => `on conflict (${key}) do update set ${count} = greatest(${table}.${count} - 1, 0) returning 1`;
 
 /**
  * Admission: the failure rows of all rules (f0…) locked and read (adding 0), then the in-flight rows
@@ -56,21 +59,21 @@ const RELEASE_UPSERT = `on conflict (key) do update set count = greatest(rate_li
  * rule's failures; p(i+1) is tried only after p(i) admitted. Parameters: the in-flight lifetime, then
  * each rule's key, window, limit and in-flight key ($2, $3, $4, $5, then $6…).
  */
-function admitSql(n: number): string {
+function admitSql(t: Names, n: number): string {
   const p = (i: number, field: number) => `$${2 + 4 * i + field}`;
   const failures = Array.from({ length: n }, (_, i) => {
     const values = `${p(i, 0)}, 0, now() + make_interval(secs => ${p(i, 1)})`;
     const source = i === 0 ? `values (${values})` : `select ${values} from f${i - 1}`;
-    return `f${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${addToWindow(0)})`;
+    return `f${i} as (${insertInto(t)} ${source}\n       ${addToWindow(t, 0)})`;
   });
   const allUnder = Array.from({ length: n }, (_, i) => `f${i}.count < ${p(i, 2)}`).join(' and ');
   const inFlight = Array.from({ length: n }, (_, i) => {
     const from = i === 0 ? `${Array.from({ length: n }, (_, j) => `f${j}`).join(', ')} where ${allUnder}` : `p${i - 1}`;
-    return `p${i} as (insert into rate_limits (key, count, reset_at) select ${p(i, 3)}, 1, now() + make_interval(secs => $1) from ${from}
-       on conflict (key) do update set
-         count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
-         reset_at = excluded.reset_at
-       where case when rate_limits.reset_at <= now() then 0 else rate_limits.count end + 1 + (select count from f${i}) <= ${p(i, 2)}
+    return `p${i} as (${insertInto(t)} select ${p(i, 3)}, 1, now() + make_interval(secs => $1) from ${from}
+       on conflict (${t.key}) do update set
+         ${t.count} = case when ${t.table}.${t.resetAt} <= now() then 1 else ${t.table}.${t.count} + 1 end,
+         ${t.resetAt} = excluded.${t.resetAt}
+       where case when ${t.table}.${t.resetAt} <= now() then 0 else ${t.table}.${t.count} end + 1 + (select count from f${i}) <= ${p(i, 2)}
        returning 1)`;
   });
   const rows = Array.from(
@@ -81,25 +84,25 @@ function admitSql(n: number): string {
 }
 
 /** A failure for every rule, then an attempt fewer in flight. Parameters: each rule's key, window, in-flight key. */
-function failSql(n: number): string {
+function failSql(t: Names, n: number): string {
   const p = (i: number, field: number) => `$${1 + 3 * i + field}`;
   const failures = Array.from({ length: n }, (_, i) => {
     const values = `${p(i, 0)}, 1, now() + make_interval(secs => ${p(i, 1)})`;
     const source = i === 0 ? `values (${values})` : `select ${values} from f${i - 1}`;
-    return `f${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${addToWindow(1)})`;
+    return `f${i} as (${insertInto(t)} ${source}\n       ${addToWindow(t, 1)})`;
   });
   const inFlight = Array.from({ length: n }, (_, i) => {
     const from = i === 0 ? `f${n - 1}` : `p${i - 1}`;
-    return `p${i} as (insert into rate_limits (key, count, reset_at) select ${p(i, 2)}, 0, now() from ${from}\n       ${RELEASE_UPSERT})`;
+    return `p${i} as (${insertInto(t)} select ${p(i, 2)}, 0, now() from ${from}\n       ${releaseUpsert(t)})`;
   });
   return `with ${[...failures, ...inFlight].join(',\n')}\nselect from p${n - 1}`;
 }
 
 /** An attempt fewer in flight for every rule. Parameters: the in-flight keys. */
-function releaseSql(n: number): string {
+function releaseSql(t: Names, n: number): string {
   const inFlight = Array.from({ length: n }, (_, i) => {
     const source = i === 0 ? `values ($1, 0, now())` : `select $${i + 1}, 0, now() from p${i - 1}`;
-    return `p${i} as (insert into rate_limits (key, count, reset_at) ${source}\n       ${RELEASE_UPSERT})`;
+    return `p${i} as (${insertInto(t)} ${source}\n       ${releaseUpsert(t)})`;
   });
   return `with ${inFlight.join(',\n')}\nselect from p${n - 1}`;
 }
@@ -109,26 +112,31 @@ interface AdmitRow extends Row {
   admitted: boolean;
 }
 
-/** One atomic upsert per hit: correct under concurrency and across instances sharing the database. */
+/**
+ * The `rate_limits` table. Counters are explicit SQL: each change is one atomic statement, correct
+ * under concurrency and across instances sharing the database.
+ */
 export class PostgresRateLimitStore implements RateLimitStore {
-  constructor(private readonly sql: Sql) {}
+  private readonly t: Names;
+  private readonly sql: { hit: string; undo: string };
+
+  constructor(private readonly db: Database) {
+    const t = (this.t = db.names(RateLimit));
+    this.sql = {
+      hit: `${insertInto(t)} values ($1, 1, now() + make_interval(secs => $2))
+       ${addToWindow(t, 1)}`,
+      undo: `update ${t.table} set ${t.count} = ${t.count} - 1 where ${t.key} = $1 and ${t.count} > 0 and ${t.resetAt} > now()`,
+    };
+  }
 
   async hit(key: string, windowSeconds: number): Promise<WindowState> {
-    const row = await this.sql.one<Row>(
-      `insert into rate_limits (key, count, reset_at) values ($1, 1, now() + make_interval(secs => $2))
-       on conflict (key) do update set
-         count = case when rate_limits.reset_at <= now() then 1 else rate_limits.count + 1 end,
-         reset_at = case when rate_limits.reset_at <= now() then excluded.reset_at else rate_limits.reset_at end
-       returning count, extract(epoch from reset_at - now())::float8 as reset_in`,
-      [key, windowSeconds],
-      'rate_limit_hit',
-    );
+    const row = await this.db.one<Row>(this.sql.hit, [key, windowSeconds], 'rate_limit_hit');
     return toState(row!);
   }
 
   async hitInOrder(rules: Rule[]): Promise<WindowState[]> {
-    const rows = await this.sql.rows<Row>(
-      hitInOrderSql(rules.length),
+    const rows = await this.db.rows<Row>(
+      hitInOrderSql(this.t, rules.length),
       [...rules.flatMap((r) => [r.key, r.windowSeconds]), ...rules.slice(0, -1).map((r) => r.limit)],
       `rate_limit_hit_in_order_${rules.length}`,
     );
@@ -136,16 +144,12 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 
   async undo(key: string): Promise<void> {
-    await this.sql.rows(
-      'update rate_limits set count = count - 1 where key = $1 and count > 0 and reset_at > now()',
-      [key],
-      'rate_limit_undo',
-    );
+    await this.db.rows(this.sql.undo, [key], 'rate_limit_undo');
   }
 
   async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
-    const rows = await this.sql.rows<AdmitRow>(
-      admitSql(rules.length),
+    const rows = await this.db.rows<AdmitRow>(
+      admitSql(this.t, rules.length),
       [inFlightSeconds, ...rules.flatMap((r) => [r.key, r.windowSeconds, r.limit, inFlightKey(r)])],
       `rate_limit_admit_${rules.length}`,
     );
@@ -159,15 +163,20 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 
   async failAttempt(rules: Rule[]): Promise<void> {
-    await this.sql.rows(
-      failSql(rules.length),
+    await this.db.rows(
+      failSql(this.t, rules.length),
       rules.flatMap((r) => [r.key, r.windowSeconds, inFlightKey(r)]),
       `rate_limit_fail_${rules.length}`,
     );
   }
 
   async releaseAttempt(rules: Rule[]): Promise<void> {
-    await this.sql.rows(releaseSql(rules.length), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
+    await this.db.rows(releaseSql(this.t, rules.length), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
+  }
+
+  /** Windows that have ended. */
+  async sweepExpired(): Promise<Record<string, number>> {
+    return { rateLimits: await this.db.em().nativeDelete(RateLimit, { resetAt: { $lt: new Date() } }) };
   }
 }
 

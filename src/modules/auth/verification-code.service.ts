@@ -1,8 +1,8 @@
 import { randomInt, type KeyObject } from 'node:crypto';
-import type { Sql } from '../../db/sql.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
 import type { CodePurpose } from './code-purpose.js';
+import type { VerificationCodeRepository } from './verification-code.repository.js';
 
 export interface CodeSettings {
   length: number;
@@ -15,9 +15,9 @@ export interface CodeSettings {
  * atomically, so no more than `maxAttempts` guesses are ever evaluated, however many arrive at once;
  * the winning guess then consumes the code with a conditional update, so exactly one succeeds.
  */
-export class VerificationCodes {
+export class VerificationCodeService {
   constructor(
-    private readonly sql: Sql,
+    private readonly codes: VerificationCodeRepository,
     private readonly key: KeyObject,
     private readonly settings: CodeSettings,
   ) {}
@@ -25,36 +25,25 @@ export class VerificationCodes {
   /** Creates a fresh code for (phone, purpose), replacing any earlier one; returns it in clear for sending. */
   async issue(phone: string, purpose: CodePurpose): Promise<string> {
     const code = randomInt(0, 10 ** this.settings.length).toString().padStart(this.settings.length, '0');
-    await this.sql.rows(
-      `insert into verification_codes (phone, purpose, code_hash, attempts, created_at, expires_at, consumed_at)
-       values ($1, $2, $3, 0, now(), now() + make_interval(secs => $4), null)
-       on conflict (phone, purpose) do update set code_hash = excluded.code_hash, attempts = 0,
-         created_at = excluded.created_at, expires_at = excluded.expires_at, consumed_at = null`,
-      [phone, purpose, this.hash(phone, purpose, code), this.settings.ttlSeconds],
-      'code_issue',
-    );
+    await this.codes.replace(phone, purpose, this.hash(phone, purpose, code), this.settings.ttlSeconds);
     return code;
   }
 
   /** Uses up the code or throws INVALID_CODE: wrong, expired, already used, burned or other purpose. */
   async consume(phone: string, purpose: CodePurpose, code: string): Promise<void> {
-    const reserved = await this.sql.one<{ code_hash: string }>(
-      `update verification_codes set attempts = attempts + 1
-        where phone = $1 and purpose = $2 and consumed_at is null and expires_at > now() and attempts < $3
-        returning code_hash`,
-      [phone, purpose, this.settings.maxAttempts],
-      'code_reserve_attempt',
-    );
+    const storedHash = await this.codes.reserveAttempt(phone, purpose, this.settings.maxAttempts);
     const candidate = this.hash(phone, purpose, code);
-    if (!reserved || !equalHex(reserved.code_hash, candidate)) throw invalidCode();
-    const consumed = await this.sql.one(
-      `update verification_codes set consumed_at = now()
-        where phone = $1 and purpose = $2 and code_hash = $3 and consumed_at is null
-        returning 1 as ok`,
-      [phone, purpose, candidate],
-      'code_consume',
-    );
-    if (!consumed) throw invalidCode();
+    if (!storedHash || !equalHex(storedHash, candidate)) throw invalidCode();
+    if (!(await this.codes.consume(phone, purpose, candidate))) throw invalidCode();
+  }
+
+  /** Forgets every code of the phone (its account is being deleted). */
+  discardAll(phone: string): Promise<void> {
+    return this.codes.deleteAllFor(phone);
+  }
+
+  sweepExpired(): Promise<Record<string, number>> {
+    return this.codes.sweepExpired();
   }
 
   private hash(phone: string, purpose: CodePurpose, code: string): string {

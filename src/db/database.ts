@@ -1,0 +1,86 @@
+import { ForeignKeyConstraintViolationException, TransactionPropagation, type EntityClass } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Transaction } from 'kysely';
+import type { Pool, QueryResultRow } from 'pg';
+
+/** Quoted table and column names of an entity, read from its metadata; a relation names its foreign key column. */
+export type SqlNames<T> = { readonly table: string } & { readonly [K in keyof T & string]: string };
+
+/**
+ * The service's access to PostgreSQL, for the repositories and nothing else.
+ *
+ * Ordinary reads and writes go through `em()`: inside `transaction()` that is the transaction's
+ * EntityManager (MikroORM carries it through async calls), elsewhere a fresh fork, one unit of work
+ * per repository call. Statements whose atomicity or speed needs hand-written SQL go through
+ * `rows()`/`one()`, with table and column names from `names()`: inside a transaction they run on
+ * its connection, elsewhere on the pool, prepared once per connection when given a name.
+ */
+export class Database {
+  private readonly quote: (id: string) => string;
+
+  /**
+   * `prepare` is off for the embedded database: PGlite is one session behind every socket
+   * connection, so a statement prepared on one connection already exists on the next.
+   */
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly pool: Pool,
+    private readonly prepare: boolean,
+  ) {
+    this.quote = (id) => orm.em.getPlatform().quoteIdentifier(id);
+  }
+
+  static async open(orm: MikroORM, { prepare }: { prepare: boolean }): Promise<Database> {
+    return new Database(orm, await orm.em.getConnection().getNativeClient(), prepare);
+  }
+
+  /** The EntityManager of the running transaction, or a fork of its own outside one. */
+  em(): EntityManager {
+    const em = this.orm.em.getContext(false);
+    return em.global ? em.fork() : em;
+  }
+
+  /**
+   * Runs `work` in one transaction: every `em()`, `rows()` and `one()` inside it, in any repository,
+   * joins it; a `transaction()` inside joins the outer one. Commits when `work` resolves (flushing
+   * the EntityManager first), rolls back when it throws.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED });
+  }
+
+  names<T extends object>(entity: EntityClass<T>): SqlNames<T> {
+    const meta = this.orm.getMetadata().get(entity);
+    const names: Record<string, string> = { table: this.quote(meta.tableName) };
+    for (const prop of meta.props) {
+      if (prop.fieldNames?.length === 1) names[prop.name] = this.quote(prop.fieldNames[0]!);
+    }
+    return names as SqlNames<T>;
+  }
+
+  async rows<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
+    const trx = this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>();
+    if (trx) return (await trx.executeQuery<T>(CompiledQuery.raw(text, values))).rows;
+    return (await this.pool.query<T>({ text, values, name: this.prepare ? name : undefined })).rows;
+  }
+
+  async one<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T | undefined> {
+    return (await this.rows<T>(text, values, name))[0];
+  }
+
+  /** Whether the database answers a query now (readiness). */
+  ping(): Promise<boolean> {
+    return this.pool.query('select 1').then(
+      () => true,
+      () => false,
+    );
+  }
+}
+
+/**
+ * Whether PostgreSQL refused a row whose foreign key points nowhere (SQLSTATE 23503): MikroORM's
+ * exception from the EntityManager, the driver's error from a query builder or explicit SQL.
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return error instanceof ForeignKeyConstraintViolationException || (error as { code?: unknown } | null)?.code === '23503';
+}

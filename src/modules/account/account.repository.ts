@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode, raw } from '@mikro-orm/core';
+import type { Database } from '../../db/database.js';
+import { User } from './user.entity.js';
+import type { UserFields } from './user.view.js';
+
+export interface NewUser {
+  phone: string;
+  nickname: string;
+  passwordHash: string | null;
+}
+
+/** The `users` table: no other file reads or writes it, but for the session check's join (`userViewSource`). */
+export class AccountRepository {
+  constructor(private readonly db: Database) {}
+
+  findByPhone(phone: string): Promise<User | null> {
+    return this.db.em().findOne(User, { phone });
+  }
+
+  findById(id: string): Promise<User | null> {
+    return this.db.em().findOne(User, { id });
+  }
+
+  /** Inserts the account unless the phone is taken, in one statement: a concurrent sign-up of the same phone gets `undefined`. */
+  async createIfAbsent(user: NewUser): Promise<User | undefined> {
+    const [created] = await this.db
+      .em()
+      .qb(User)
+      .insert({ id: randomUUID(), ...user })
+      .onConflict('phone')
+      .ignore()
+      .returning('*')
+      .execute<User[]>('all', true);
+    return created;
+  }
+
+  /** Counts a sign-in in one statement (concurrent sign-ins each count). */
+  async recordSignIn(id: string): Promise<User | undefined> {
+    const [user] = await this.db
+      .em()
+      .qb(User)
+      .update({ loginCount: raw('login_count + 1'), lastLoginAt: raw('now()') })
+      .where({ id })
+      .returning('*')
+      .execute<User[]>('all', true);
+    return user;
+  }
+
+  async setPasswordHash(id: string, passwordHash: string): Promise<void> {
+    await this.db.em().nativeUpdate(User, { id }, { passwordHash, updatedAt: raw('now()') });
+  }
+
+  async setNickname(id: string, nickname: string): Promise<User | undefined> {
+    const [user] = await this.db
+      .em()
+      .qb(User)
+      .update({ nickname, updatedAt: raw('now()') })
+      .where({ id })
+      .returning('*')
+      .execute<User[]>('all', true);
+    return user;
+  }
+
+  /** Points the account at a new avatar; returns the key it replaces (the row is locked meanwhile), `undefined` without an account. */
+  replaceAvatarKey(id: string, avatarKey: string): Promise<{ user: User; previousKey: string | null } | undefined> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!user) return undefined;
+      const previousKey = user.avatarKey;
+      user.avatarKey = avatarKey;
+      await em.flush();
+      return { user, previousKey };
+    });
+  }
+
+  /** Deletes the account (its sessions, tokens and usage go with it by foreign key); returns its avatar key. */
+  delete(id: string): Promise<{ avatarKey: string | null } | undefined> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      // Locked from the read to the delete: an avatar swapped meanwhile would leave its file behind.
+      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!user) return undefined;
+      await em.remove(user).flush();
+      return { avatarKey: user.avatarKey };
+    });
+  }
+}
+
+/**
+ * `users` under `alias` and the UserView columns of it, for the one query outside this file that
+ * reads the table: the per-request session check, which joins the user row to save a round trip.
+ */
+export function userViewSource(db: Database, alias: string): { from: string; id: string; columns: string } {
+  const u = db.names(User);
+  const column: Record<keyof UserFields, string> = {
+    id: `${alias}.${u.id}`,
+    phone: `${alias}.${u.phone}`,
+    nickname: `${alias}.${u.nickname}`,
+    avatarKey: `${alias}.${u.avatarKey}`,
+    hasPassword: `${alias}.${u.passwordHash} is not null`,
+    createdAt: `${alias}.${u.createdAt}`,
+    lastLoginAt: `${alias}.${u.lastLoginAt}`,
+  };
+  const columns = Object.entries(column).map(([field, expression]) => `${expression} as "${field}"`);
+  return { from: `${u.table} ${alias}`, id: column.id, columns: columns.join(', ') };
+}

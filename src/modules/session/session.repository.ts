@@ -1,0 +1,124 @@
+import type { Database } from '../../db/database.js';
+import { userViewSource } from '../account/account.repository.js';
+import type { UserFields } from '../account/user.view.js';
+import { RefreshToken } from './refresh-token.entity.js';
+import { Session } from './session.entity.js';
+
+export interface NewSession {
+  id: string;
+  userId: string;
+  userAgent: string | null;
+  ip: string | null;
+  refreshTokenHash: string;
+  ttlSeconds: number;
+}
+
+const WEEK_MS = 7 * 86400_000;
+
+/** The `sessions` and `refresh_tokens` tables. */
+export class SessionRepository {
+  private readonly sql: { useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
+
+  constructor(private readonly db: Database) {
+    const s = db.names(Session);
+    const r = db.names(RefreshToken);
+    const u = userViewSource(db, 'u');
+    this.sql = {
+      // Conditional update: of concurrent rotations of one token, exactly one gets its row back.
+      useToken: `update ${r.table} set ${r.usedAt} = now()
+                  where ${r.tokenHash} = $1 and ${r.usedAt} is null and ${r.expiresAt} > now()
+                  returning ${r.session} as "sessionId"`,
+      // Conditional on the session being live, judged and extended on the database's clock.
+      extend: `update ${s.table} set ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $2)
+                where ${s.id} = $1 and ${s.revokedAt} is null
+                returning ${s.user} as "userId"`,
+      // On the database's clock, the one that stamped used_at.
+      reuse: `select ${r.session} as "sessionId", (${r.usedAt} is not null and ${r.usedAt} < now() - make_interval(secs => $2)) as reused
+                from ${r.table} where ${r.tokenHash} = $1`,
+      // The per-request check: one indexed, prepared query that also returns the user row.
+      liveUser: `select ${u.columns}, s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
+                   from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
+                  where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now()`,
+      // Prepared, as it follows the per-request check.
+      touch: `update ${s.table} set ${s.lastUsedAt} = now() where ${s.id} = $1`,
+    };
+  }
+
+  /** The session and its first refresh token, in one transaction. */
+  create(session: NewSession): Promise<void> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      const expiresAt = new Date(Date.now() + session.ttlSeconds * 1000);
+      em.create(Session, { id: session.id, user: session.userId, expiresAt, userAgent: session.userAgent, ip: session.ip });
+      em.create(RefreshToken, { tokenHash: session.refreshTokenHash, session: session.id, expiresAt });
+      await em.flush();
+    });
+  }
+
+  /**
+   * Marks a live refresh token used, extends its session and stores its successor, in one
+   * transaction; `undefined` when the token was not live or its session has ended.
+   */
+  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<{ sessionId: string; userId: string } | undefined> {
+    return this.db.transaction(async () => {
+      const used = await this.db.one<{ sessionId: string }>(this.sql.useToken, [tokenHash]);
+      if (!used) return undefined;
+      const session = await this.db.one<{ userId: string }>(this.sql.extend, [used.sessionId, ttlSeconds]);
+      if (!session) return undefined;
+      const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+      await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: used.sessionId, expiresAt });
+      return { sessionId: used.sessionId, userId: session.userId };
+    });
+  }
+
+  /** A used token's session, and whether it was used longer than `graceSeconds` ago. */
+  reuseOf(tokenHash: string, graceSeconds: number): Promise<{ sessionId: string; reused: boolean } | undefined> {
+    return this.db.one(this.sql.reuse, [tokenHash, graceSeconds]);
+  }
+
+  /** The user of a live session of `userId`, and whether its lastUsedAt is over a minute old. */
+  liveUser(sessionId: string, userId: string): Promise<(UserFields & { stale: boolean }) | undefined> {
+    return this.db.one(this.sql.liveUser, [sessionId, userId], 'session_live_user');
+  }
+
+  async touch(sessionId: string): Promise<void> {
+    await this.db.rows(this.sql.touch, [sessionId], 'session_touch');
+  }
+
+  /** Live sessions of a user, newest first. */
+  listLive(userId: string): Promise<Session[]> {
+    return this.db.em().find(Session, { user: userId, revokedAt: null, expiresAt: { $gt: new Date() } }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+  }
+
+  countLive(userId: string): Promise<number> {
+    return this.db.em().count(Session, { user: userId, revokedAt: null, expiresAt: { $gt: new Date() } });
+  }
+
+  /** Revokes one live session of this user; false when there is none with that id. */
+  async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
+    const revoked = await this.db
+      .em()
+      .nativeUpdate(Session, { id: sessionId, user: userId, revokedAt: null, expiresAt: { $gt: new Date() } }, { revokedAt: new Date() });
+    return revoked > 0;
+  }
+
+  async revoke(sessionId: string): Promise<void> {
+    await this.db.em().nativeUpdate(Session, { id: sessionId, revokedAt: null }, { revokedAt: new Date() });
+  }
+
+  async revokeAllOf(userId: string, exceptSessionId?: string): Promise<void> {
+    const except = exceptSessionId ? { id: { $ne: exceptSessionId } } : {};
+    await this.db.em().nativeUpdate(Session, { user: userId, revokedAt: null, ...except }, { revokedAt: new Date() });
+  }
+
+  /** Expired refresh tokens, and sessions that ended (revoked or expired) more than a week ago. */
+  async sweepExpired(): Promise<Record<string, number>> {
+    const em = this.db.em();
+    const now = Date.now();
+    const weekAgo = new Date(now - WEEK_MS);
+    return {
+      refreshTokens: await em.nativeDelete(RefreshToken, { expiresAt: { $lt: new Date(now) } }),
+      sessions: await em.nativeDelete(Session, { $or: [{ revokedAt: { $lt: weekAgo } }, { revokedAt: null, expiresAt: { $lt: weekAgo } }] }),
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import type { SessionJson } from '../../openapi/shapes.js';
+import type { Services } from '../../services.js';
+import { principalOf, requireAuth } from '../../shared/http/auth.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { SessionView } from './session.service.js';
+
+function sessionToJson(session: SessionView): SessionJson {
+  return { ...session, createdAt: session.createdAt.toISOString(), lastUsedAt: session.lastUsedAt.toISOString() };
+}
+
+/** The signed-in user's sessions, under /users. */
+export function sessionRoutes({ authenticator, sessions }: Services): Router {
+  const router = Router();
+  const auth = requireAuth(authenticator);
+  router.get('/me/sessions', auth, async (_req, res) => {
+    const { userId, sessionId } = principalOf<Principal>(res);
+    res.json((await sessions.listLive(userId, sessionId)).map(sessionToJson));
+  });
+  router.delete('/me/sessions/:id', auth, async (req, res) => {
+    await sessions.revokeOwn(principalOf<Principal>(res).userId, req.params.id as string);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
+import { toUserView, type UserView } from '../account/user.view.js';
+import type { SessionRepository } from './session.repository.js';
+
+export interface SessionView {
+  id: string;
+  createdAt: Date;
+  lastUsedAt: Date;
+  userAgent: string | null;
+  ip: string | null;
+  current: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface IssuedRefresh {
+  sessionId: string;
+  userId: string;
+  refreshToken: string;
+}
+
+export interface SessionSettings {
+  refreshTtlSeconds: number;
+  refreshReuseGraceSeconds: number;
+}
+
+/**
+ * Sessions live in the database, so revocation is immediate on every instance. A session's refresh
+ * token is single use: rotation marks it used with a conditional update (one concurrent winner), and
+ * a used token presented again after the grace window revokes the whole session.
+ */
+export class SessionService {
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly settings: SessionSettings,
+  ) {}
+
+  async create(userId: string, client: ClientInfo): Promise<IssuedRefresh> {
+    const sessionId = randomUUID();
+    const refreshToken = randomToken();
+    await this.sessions.create({
+      id: sessionId,
+      userId,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      ip: client.ip?.slice(0, 64) ?? null,
+      refreshTokenHash: sha256Hex(refreshToken),
+      ttlSeconds: this.settings.refreshTtlSeconds,
+    });
+    return { sessionId, userId, refreshToken };
+  }
+
+  /** Exchanges a refresh token for a new one; the old one stops working. */
+  async rotate(refreshToken: string): Promise<IssuedRefresh> {
+    const hash = sha256Hex(refreshToken);
+    const next = randomToken();
+    const rotated = await this.sessions.rotate(hash, sha256Hex(next), this.settings.refreshTtlSeconds);
+    if (rotated) return { ...rotated, refreshToken: next };
+    // A used token seen again outside the grace window means it leaked: revoke its session. Inside
+    // the window it is most likely a client that raced two refreshes, so the session lives on.
+    const used = await this.sessions.reuseOf(hash, this.settings.refreshReuseGraceSeconds);
+    if (used?.reused) await this.sessions.revoke(used.sessionId);
+    throw unauthenticated('The refresh token is invalid, expired or already used');
+  }
+
+  /**
+   * The per-request check: the session is live and belongs to the token's subject. One indexed
+   * query; `lastUsedAt` is written at most once a minute per session, after the answer is known.
+   */
+  async liveUser(sessionId: string, userId: string): Promise<UserView | undefined> {
+    const row = await this.sessions.liveUser(sessionId, userId);
+    if (row?.stale) {
+      this.sessions.touch(sessionId).catch(() => undefined); // best effort: a missed touch only makes lastUsedAt a minute older
+    }
+    return row && toUserView(row);
+  }
+
+  /** Live sessions of a user, newest first, the caller's own one marked. */
+  async listLive(userId: string, currentSessionId: string): Promise<SessionView[]> {
+    return (await this.sessions.listLive(userId)).map((s) => ({
+      id: s.id,
+      createdAt: s.createdAt,
+      lastUsedAt: s.lastUsedAt,
+      userAgent: s.userAgent,
+      ip: s.ip,
+      current: s.id === currentSessionId,
+    }));
+  }
+
+  countLive(userId: string): Promise<number> {
+    return this.sessions.countLive(userId);
+  }
+
+  /** Revokes one live session of this user; NOT_FOUND for any other id, whoever's it is. */
+  async revokeOwn(userId: string, sessionId: string): Promise<void> {
+    if (!UUID.test(sessionId) || !(await this.sessions.revokeOwn(userId, sessionId))) {
+      throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
+    }
+  }
+
+  /** Ends every session of the user except `keepSessionId`. */
+  revokeOthers(userId: string, keepSessionId: string): Promise<void> {
+    return this.sessions.revokeAllOf(userId, keepSessionId);
+  }
+
+  revoke(sessionId: string): Promise<void> {
+    return this.sessions.revoke(sessionId);
+  }
+
+  revokeAllOf(userId: string): Promise<void> {
+    return this.sessions.revokeAllOf(userId);
+  }
+
+  sweepExpired(): Promise<Record<string, number>> {
+    return this.sessions.sweepExpired();
+  }
+}
