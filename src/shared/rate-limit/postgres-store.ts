@@ -15,7 +15,7 @@ const addToWindow = ({ table, key, count, resetAt }: Names, n: number) => `on co
          ${resetAt} = case when ${table}.${resetAt} <= now() then excluded.${resetAt} else ${table}.${resetAt} end
        returning ${count} as count, extract(epoch from ${resetAt} - now())::float8 as reset_in`;
 
-/** `insert into rate_limits (key, count, reset_at)`. */
+/** The head of an insert of one counter row: key, count, end of window. */
 const insertInto = ({ table, key, count, resetAt }: Names) => `insert into ${table} (${key}, ${count}, ${resetAt})`;
 
 /**
