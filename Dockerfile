@@ -8,7 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY . .
-# Compiles src and test (the project's one build); only dist/src goes into the image.
+# Compiles src, test and bench (the project's one build); only dist/src goes into the image.
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime

@@ -4,8 +4,9 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
 /**
- * Copied verbatim from Sessions.liveUser (src/modules/auth/sessions.ts) with USER_COLUMNS
- * (src/modules/account/user.view.ts) substituted: the service's per-request session check.
+ * The service's per-request session check (SessionRepository.liveUser in
+ * src/modules/session/session.repository.ts, which builds it from the entities' metadata), written
+ * out: the same tables, columns, conditions and join.
  */
 const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
          from sessions s join users u on u.id = s.user_id

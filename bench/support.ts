@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -13,7 +13,7 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export const root = fileURLToPath(new URL('../../..', import.meta.url));
+export const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A fresh database next to `adminUrl` (the machine's PostgreSQL); returns its URL. */
 export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
@@ -34,12 +34,15 @@ export const SERVICE_ENV = {
   SEND_CODE_PER_IP_HOURLY: '1000000',
 } as const;
 
-/** Starts the built service (dist/) as its own process, so its memory can be measured alone. */
-export async function startService(env: Record<string, string>, port: number): Promise<ServiceProcess> {
+/**
+ * Starts the built service (dist/) as its own process, so its memory can be measured alone; from
+ * another checkout's build with `checkout` (bench/builds.ts).
+ */
+export async function startService(env: Record<string, string>, port: number, checkout = root): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-'));
   const outbox = join(dataDir, 'sms.jsonl');
   const child = await startProcess(
-    'dist/src/main.js',
+    join(checkout, 'dist/src/main.js'),
     { ...SERVICE_ENV, DATA_DIR: dataDir, SMS_PROVIDER: 'file', SMS_OUTBOX_FILE: outbox, ...env },
     port,
     '/readyz',
@@ -63,12 +66,12 @@ export interface ChildServer {
 }
 
 /**
- * Runs `script` (relative to the package root, from dist/) on this Node as its own process on
+ * Runs `script` (relative to the package root, from dist/, or absolute) on this Node as its own process on
  * `port` and waits until `readyPath` answers 200. Services and baselines start the same way, so
  * they run on the same Node and compete for the same CPU.
  */
 export async function startProcess(script: string, env: Record<string, string>, port: number, readyPath: string, nodeArgs: string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(root, script)], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, resolve(root, script)], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

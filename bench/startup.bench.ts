@@ -7,11 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { log, ROUNDS } from './load.js';
-import { freshDatabase, median, SERVICE_ENV, type Row } from './support.js';
+import { freshDatabase, median, root, SERVICE_ENV, type Row } from './support.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const PORT = 4730;
 
 interface Start {

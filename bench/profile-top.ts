@@ -1,5 +1,5 @@
 // The top of a V8 CPU profile (node --cpu-prof): self time by function and by package.
-// Usage: node dist/test/bench/profile-top.js file.cpuprofile [rows]
+// Usage: node dist/bench/profile-top.js file.cpuprofile [rows]
 import { readFileSync } from 'node:fs';
 
 process.stdout.on('error', () => process.exit(0)); // piped into head

@@ -33,7 +33,7 @@ const BASELINE_SECONDS = 4;
  */
 async function oneThreadRate(service: ServiceProcess, hash: string, seconds: number): Promise<number> {
   await waitIdle(service.pid);
-  const { stdout } = await run(process.execPath, [join(root, 'dist/test/bench/baselines/bcrypt-one-thread.js'), hash, PASSWORD, String(seconds)]);
+  const { stdout } = await run(process.execPath, [join(root, 'dist/bench/baselines/bcrypt-one-thread.js'), hash, PASSWORD, String(seconds)]);
   const rate = Number(stdout.trim());
   if (!(rate > 0)) throw new Error(`bcrypt baseline printed ${JSON.stringify(stdout)}`);
   return rate;

@@ -37,7 +37,7 @@ export async function graphqlBench(options: HttpBenchOptions): Promise<Row[]> {
 }
 
 async function restCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {
-  const express = await startProcess('dist/test/bench/baselines/express-jwt-pg.js', env, 4720, '/healthz', baselineNodeArgs);
+  const express = await startProcess('dist/bench/baselines/express-jwt-pg.js', env, 4720, '/healthz', baselineNodeArgs);
   try {
     const me = [{ method: 'GET' as const, path: '/api/v1/users/me', headers: auth }];
     const expectBody = await sameAnswer(express.url, service.url, '/api/v1/users/me', { headers: auth });
@@ -51,7 +51,7 @@ async function restCase(service: ServiceProcess, env: Record<string, string>, au
 }
 
 async function graphqlCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {
-  const apollo = await startProcess('dist/test/bench/baselines/apollo-bare.js', env, 4721, '/healthz', baselineNodeArgs);
+  const apollo = await startProcess('dist/bench/baselines/apollo-bare.js', env, 4721, '/healthz', baselineNodeArgs);
   try {
     const me = [
       {
