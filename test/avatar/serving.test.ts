@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ConfigDocument, MeDocument } from '../generated/graphql.js';
 import { signInWithCode, type Session } from '../helpers/factories.js';
-import { startTestServer, useTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import {
   AVATAR_URL,
   expectUploadProblem,
@@ -112,13 +112,13 @@ describe('User.avatarUrl and config.avatar', () => {
     expect(gql.body.data?.config.avatar).toEqual({ maxBytes: 5 * 1024 * 1024, acceptedTypes: ACCEPTED });
   });
 
-  it('publishes a configured AVATAR_MAX_BYTES', async () => {
-    const small = await startTestServer({ AVATAR_MAX_BYTES: '65536' });
-    try {
-      expect((await small.http.get('/api/v1/auth/config')).body.avatar).toEqual({ maxBytes: 65536, acceptedTypes: ACCEPTED });
-      expect((await small.http.gql(ConfigDocument, {})).body.data?.config.avatar.maxBytes).toBe(65536);
-    } finally {
-      await small.stop();
-    }
+});
+
+describe('config.avatar with AVATAR_MAX_BYTES set', () => {
+  const small = useTestServer({ AVATAR_MAX_BYTES: '65536' });
+
+  it('publishes the configured AVATAR_MAX_BYTES on REST and GraphQL', async () => {
+    expect((await small.http.get('/api/v1/auth/config')).body.avatar).toEqual({ maxBytes: 65536, acceptedTypes: ACCEPTED });
+    expect((await small.http.gql(ConfigDocument, {})).body.data?.config.avatar.maxBytes).toBe(65536);
   });
 });

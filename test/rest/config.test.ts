@@ -1,8 +1,8 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, useTestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { expectNoLeaks } from './support.js';
 
 const t = useTestServer();
@@ -47,48 +47,47 @@ describe('GET /api/v1/auth/config', () => {
     expect(res.body.registrationEnabled).toBe(true);
   });
 
-  it('reflects the configured switch and limits', async () => {
-    const custom = await startTestServer({
-      REGISTRATION_ENABLED: 'false',
-      CODE_TTL_SECONDS: '120',
-      SEND_CODE_INTERVAL_SECONDS: '30',
-      AVATAR_MAX_BYTES: '1048576',
-    });
-    try {
-      const res = await custom.http.get('/api/v1/auth/config');
-      expect(res.status).toBe(200);
-      expect(res.body.registrationEnabled).toBe(false);
-      expect(res.body.auth).toMatchObject({ codeTtlSeconds: 120, resendIntervalSeconds: 30 });
-      expect(res.body.avatar.maxBytes).toBe(1048576);
-    } finally {
-      await custom.stop();
-    }
+});
+
+describe('GET /api/v1/auth/config with the switch and limits configured', () => {
+  const custom = useTestServer({
+    REGISTRATION_ENABLED: 'false',
+    CODE_TTL_SECONDS: '120',
+    SEND_CODE_INTERVAL_SECONDS: '30',
+    AVATAR_MAX_BYTES: '1048576',
   });
 
-  it('takes about and help-center content from PUBLIC_CONFIG_FILE, keeping defaults for the rest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ma-public-config-'));
-    const file = join(dir, 'public.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        about: { appName: 'Acme Meet' },
-        helpCenter: { supportEmail: 'help@acme.test', faqs: [{ question: 'Q?', answer: 'A.' }] },
-      }),
-    );
-    const custom = await startTestServer({ PUBLIC_CONFIG_FILE: file });
-    try {
-      const defaults = (await t.http.get('/api/v1/auth/config')).body;
-      const res = await custom.http.get('/api/v1/auth/config');
-      expect(res.status).toBe(200);
-      expect(res.body.about).toEqual({ ...defaults.about, appName: 'Acme Meet' });
-      expect(res.body.helpCenter).toEqual({
-        ...defaults.helpCenter,
-        supportEmail: 'help@acme.test',
-        faqs: [{ question: 'Q?', answer: 'A.' }],
-      });
-    } finally {
-      await custom.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('reflects the configured switch and limits', async () => {
+    const res = await custom.http.get('/api/v1/auth/config');
+    expect(res.status).toBe(200);
+    expect(res.body.registrationEnabled).toBe(false);
+    expect(res.body.auth).toMatchObject({ codeTtlSeconds: 120, resendIntervalSeconds: 30 });
+    expect(res.body.avatar.maxBytes).toBe(1048576);
+  });
+});
+
+describe('GET /api/v1/auth/config with PUBLIC_CONFIG_FILE', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-public-config-'));
+  const file = join(dir, 'public.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      about: { appName: 'Acme Meet' },
+      helpCenter: { supportEmail: 'help@acme.test', faqs: [{ question: 'Q?', answer: 'A.' }] },
+    }),
+  );
+  const custom = useTestServer({ PUBLIC_CONFIG_FILE: file });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes about and help-center content from the file, keeping defaults for the rest', async () => {
+    const defaults = (await t.http.get('/api/v1/auth/config')).body;
+    const res = await custom.http.get('/api/v1/auth/config');
+    expect(res.status).toBe(200);
+    expect(res.body.about).toEqual({ ...defaults.about, appName: 'Acme Meet' });
+    expect(res.body.helpCenter).toEqual({
+      ...defaults.helpCenter,
+      supportEmail: 'help@acme.test',
+      faqs: [{ question: 'Q?', answer: 'A.' }],
+    });
   });
 });
