@@ -13,6 +13,7 @@ import { buildAppSchema } from './graphql/schema.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { jwksRoute } from './modules/auth/jwks.routes.js';
 import type { Principal } from './modules/auth/authenticator.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { sessionRoutes } from './modules/session/session.routes.js';
@@ -121,6 +122,9 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), avatarUploadRoute(services), statsRoutes(services));
   app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
+  const jwks = jwksRoute(services);
+  app.get('/.well-known/jwks.json', jwks);
+  app.get('/api/v1/.well-known/jwks.json', jwks);
   const openApi = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
   const openApiTag = `"${createHash('sha256').update(openApi).digest('base64url').slice(0, 27)}"`;
   app.get('/api/v1/openapi.json', (req, res) => {

@@ -44,7 +44,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
     const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
-    const services = createServices(config, db, logger, { sms: options.sms });
+    const services = await createServices(config, db, logger, { sms: options.sms });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
     const { express, apollo } = await createApp({ config, services, logger, ready });

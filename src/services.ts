@@ -26,7 +26,8 @@ import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
 import { AccessTokens } from './shared/tokens/access-token.js';
-import { loadKeys } from './shared/tokens/secrets.js';
+import { codeHashKey, serviceSecret } from './shared/tokens/secrets.js';
+import { SigningKeys } from './shared/tokens/signing-keys.js';
 import type { Logger } from './shared/logger.js';
 import { redactUrl } from './shared/url.js';
 import { join } from 'node:path';
@@ -42,6 +43,8 @@ export interface Services {
   stats: StatsService;
   usage: UsageService;
   sms: SmsProvider;
+  /** The access-token keys: the JWKS route publishes them; they reload when their files change. */
+  signingKeys: SigningKeys;
   limits: { avatarMaxBytes: number };
   /** The owners of expiring rows, swept by the janitor. */
   sweepers: Sweeper[];
@@ -66,10 +69,17 @@ export const SERVICE_VERSION = ((): string => {
 })();
 
 /** Wires the domain services once; both transports receive the same instances. */
-export function createServices(config: Config, db: Database, logger: Logger, overrides: { sms?: SmsProvider } = {}): Services {
-  const keys = loadKeys(config.jwt.secret, config.dataDir);
-  const tokens = new AccessTokens({
-    key: keys.jwt,
+export async function createServices(config: Config, db: Database, logger: Logger, overrides: { sms?: SmsProvider } = {}): Promise<Services> {
+  const secret = serviceSecret(config.jwt.secret, config.dataDir);
+  const signingKeys = await SigningKeys.load({
+    algorithm: config.jwt.algorithm,
+    files: config.jwt.privateKeysFiles,
+    secret,
+    dataDir: config.dataDir,
+    accessTtlSeconds: config.tokens.accessTtlSeconds,
+  });
+  const stopWatchingKeys = signingKeys.watch(logger);
+  const tokens = new AccessTokens(signingKeys, {
     issuer: config.jwt.issuer,
     audience: config.jwt.audience,
     ttlSeconds: config.tokens.accessTtlSeconds,
@@ -84,7 +94,7 @@ export function createServices(config: Config, db: Database, logger: Logger, ove
   const postgresCounters = redis ? undefined : new PostgresRateLimitStore(db);
   const limiter = new RateLimiter(redis ?? postgresCounters!);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
-  const codes = new VerificationCodeService(new VerificationCodeRepository(db), keys.codes, config.code);
+  const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code);
   const avatarStorage =
     config.avatar.storage === 's3'
       ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
@@ -124,10 +134,12 @@ export function createServices(config: Config, db: Database, logger: Logger, ove
     stats: new StatsService(accounts, sessions, statsRepository),
     usage: new UsageService(statsRepository),
     sms,
+    signingKeys,
     sweepers: [codes, sessions, ...(postgresCounters ? [postgresCounters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {
+      stopWatchingKeys();
       await hasher.close();
       await redis?.close();
     },

@@ -21,6 +21,8 @@ const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_ISSUER: z.string().default('meeting-accounts'),
   JWT_AUDIENCE: z.string().default('meeting-app'),
+  JWT_ALGORITHM: z.enum(['HS256', 'ES256', 'EdDSA'], { message: 'must be HS256, ES256 or EdDSA' }).default('HS256'),
+  JWT_PRIVATE_KEYS_FILE: z.string().optional(),
   DEFAULT_PHONE_REGION: z
     .string()
     .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 region such as CN')
@@ -79,7 +81,11 @@ export interface Config {
   database: { url?: string; poolSize: number; preparedStatements: boolean };
   dataDir: string;
   migrateOnStart: boolean;
-  jwt: { secret?: string; issuer: string; audience: string };
+  /**
+   * Access-token signing: HS256 with the secret, or ES256/EdDSA with the keys of `privateKeysFiles`
+   * (JWK sets or PEM, the first key signs), generated into the data directory when none is named.
+   */
+  jwt: { secret?: string; issuer: string; audience: string; algorithm: 'HS256' | 'ES256' | 'EdDSA'; privateKeysFiles: string[] };
   defaultPhoneRegion: string;
   registrationEnabled: boolean;
   publicConfigFile?: string;
@@ -140,6 +146,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
     problems.push('JWT_SECRET: required when NODE_ENV=production (at least 32 random characters)');
   }
+  const keyFiles = (e.JWT_PRIVATE_KEYS_FILE ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  if (e.JWT_ALGORITHM === 'HS256' && keyFiles.length > 0) {
+    problems.push('JWT_PRIVATE_KEYS_FILE: only used with JWT_ALGORITHM=ES256 or EdDSA (HS256 signs with JWT_SECRET)');
+  }
+  if (e.NODE_ENV === 'production' && e.JWT_ALGORITHM !== 'HS256' && keyFiles.length === 0) {
+    problems.push(`JWT_PRIVATE_KEYS_FILE: required when NODE_ENV=production and JWT_ALGORITHM=${e.JWT_ALGORITHM} (create one with npm run keys -- add)`);
+  }
   if (e.SMS_PROVIDER === 'file' && !e.SMS_OUTBOX_FILE) {
     problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
   }
@@ -182,7 +195,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
     dataDir: e.DATA_DIR,
     migrateOnStart: e.MIGRATE_ON_START,
-    jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE },
+    jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE, algorithm: e.JWT_ALGORITHM, privateKeysFiles: keyFiles },
     defaultPhoneRegion: e.DEFAULT_PHONE_REGION,
     registrationEnabled: e.REGISTRATION_ENABLED,
     publicConfigFile: e.PUBLIC_CONFIG_FILE,

@@ -15,6 +15,7 @@ import type { ErrorCode } from '../shared/errors/app-error.js';
 import {
   AuthPayloadJson,
   HealthJson,
+  JwksJson,
   Problem,
   PublicConfigJson,
   SendCodeResultJson,
@@ -46,6 +47,10 @@ const BEARER: ErrorCode[] = ['UNAUTHENTICATED'];
 export const OPERATIONS: Operation[] = [
   { method: 'get', path: '/healthz', summary: 'Liveness', auth: 'none', ok: { status: 200, schema: HealthJson, description: 'The process runs' }, errors: [] },
   { method: 'get', path: '/readyz', summary: 'Readiness: database (and Redis) reachable, not shutting down', auth: 'none', ok: { status: 200, schema: HealthJson, description: 'Ready' }, errors: ['SERVICE_UNAVAILABLE'] },
+  ...['/.well-known/jwks.json', '/api/v1/.well-known/jwks.json'].map((path) => ({
+    method: 'get' as const, path, summary: 'Public keys of the access tokens (JWKS), for services that verify them', auth: 'none' as const,
+    ok: { status: 200, schema: JwksJson, description: 'JWK set; cacheable (Cache-Control public, ETag)' }, errors: [],
+  })),
   { method: 'get', path: '/api/v1/openapi.json', summary: 'This document', auth: 'none', ok: { status: 200, description: 'OpenAPI 3.1 document' }, errors: [] },
   { method: 'get', path: '/api/v1/auth/config', summary: 'Public configuration', auth: 'none', ok: { status: 200, schema: PublicConfigJson, description: 'Registration switch, about, help center, limits' }, errors: [] },
   {

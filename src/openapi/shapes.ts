@@ -93,6 +93,22 @@ export type SessionJson = z.infer<typeof SessionJson>;
 
 export const HealthJson = z.object({ status: z.literal('ok') });
 
+export const JwksJson = z
+  .object({
+    keys: z.array(
+      z.object({
+        kty: z.enum(['EC', 'OKP']),
+        crv: z.enum(['P-256', 'Ed25519']),
+        x: z.string(),
+        y: z.string().optional().describe('EC keys only'),
+        kid: z.string(),
+        alg: z.enum(['ES256', 'EdDSA']),
+        use: z.literal('sig'),
+      }),
+    ),
+  })
+  .describe('RFC 7517 JWK set: the public keys that may verify a live access token (empty with HS256)');
+
 export const Problem = z
   .object({
     type: z.string(),

@@ -1,7 +1,8 @@
 // Access tokens in tests, for both transports: reading their claims, and forging them with the
 // service's real key (expired, tampered, signed for someone else).
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { TEST_JWT_SECRET } from './server.js';
 
 /** The claims of the service's access tokens. */
@@ -26,6 +27,8 @@ export interface Forgery {
   issuer?: string;
   audience?: string;
   algorithm?: jwt.Algorithm;
+  /** The header's kid; none unless given. */
+  kid?: string;
   /** Seconds from now; negative for an expired token. 900 (the access TTL) unless given. */
   expiresIn?: number;
   /** Claims set as given, over the ones above (iat, exp, jti ...). */
@@ -45,7 +48,33 @@ export function forgeToken(subject: { sub: string; sid: string }, change: Forger
     exp: now + (change.expiresIn ?? 900),
     ...change.claims,
   };
-  return jwt.sign(payload, change.secret ?? TEST_JWT_SECRET, { algorithm: change.algorithm ?? 'HS256' });
+  return jwt.sign(payload, change.secret ?? TEST_JWT_SECRET, { algorithm: change.algorithm ?? 'HS256', ...(change.kid ? { keyid: change.kid } : {}) });
+}
+
+/** Signs a token for `subject` as the service would, with a private key: ES256 by jsonwebtoken, EdDSA by jose. */
+export async function forgeSigned(
+  subject: { sub: string; sid: string },
+  key: { privateKey: KeyObject; alg: 'ES256' | 'EdDSA'; kid?: string },
+  change: Omit<Forgery, 'secret' | 'algorithm' | 'kid'> = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const payload = {
+    sub: subject.sub,
+    sid: subject.sid,
+    iss: change.issuer ?? 'meeting-accounts',
+    aud: change.audience ?? 'meeting-app',
+    jti: randomUUID(),
+    iat: now,
+    exp: now + (change.expiresIn ?? 900),
+    ...change.claims,
+  };
+  if (key.alg === 'ES256') return jwt.sign(payload, key.privateKey, { algorithm: 'ES256', ...(key.kid ? { keyid: key.kid } : {}) });
+  return new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', ...(key.kid ? { kid: key.kid } : {}) }).sign(key.privateKey);
+}
+
+/** The decoded header of a JWT. */
+export function headerOf(token: string): { alg: string; kid?: string; typ?: string } {
+  return decodeSegment(token.split('.')[0]!);
 }
 
 /** One JSON segment of a JWT, decoded. */

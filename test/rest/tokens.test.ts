@@ -22,10 +22,10 @@ describe('GET /api/v1/users/me', () => {
     expect(res.body).toEqual(s.body.user);
   });
 
-  it('issues an HS256 access token with the contract claims', async () => {
+  it('issues an HS256 access token naming its key (kid) with the contract claims', async () => {
     const s = await signInWithCode(t);
     const [header, , signature] = s.accessToken.split('.');
-    expect(decodeSegment(header!)).toMatchObject({ alg: 'HS256' });
+    expect(decodeSegment(header!)).toEqual({ alg: 'HS256', typ: 'JWT', kid: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
     expect(signature!.length).toBeGreaterThan(0);
     const claims = claimsOf(s.accessToken);
     expect(Object.keys(claims).sort()).toEqual(['aud', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);

@@ -40,6 +40,18 @@ describe('configuration', () => {
     }
   });
 
+  it('signs with HS256 unless JWT_ALGORITHM says ES256 or EdDSA, whose key files must be named in production', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' };
+    expect(loadConfig({}).jwt).toMatchObject({ algorithm: 'HS256', privateKeysFiles: [] });
+    expect(loadConfig({ JWT_ALGORITHM: 'EdDSA' }).jwt).toMatchObject({ algorithm: 'EdDSA', privateKeysFiles: [] });
+    expect(loadConfig({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEYS_FILE: 'a.json, b.pem' }).jwt.privateKeysFiles).toEqual(['a.json', 'b.pem']);
+    expect(loadConfig({ ...production, JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEYS_FILE: '/run/secrets/jwt-keys.json' }).jwt.algorithm).toBe('ES256');
+    expect(() => loadConfig({ ...production, JWT_ALGORITHM: 'ES256' })).toThrow(/JWT_PRIVATE_KEYS_FILE: required when NODE_ENV=production and JWT_ALGORITHM=ES256/);
+    expect(() => loadConfig({ JWT_PRIVATE_KEYS_FILE: 'keys.json' })).toThrow(/JWT_PRIVATE_KEYS_FILE: only used with JWT_ALGORITHM=ES256 or EdDSA/);
+    expect(() => loadConfig({ JWT_ALGORITHM: 'RS256' })).toThrow(/JWT_ALGORITHM: must be HS256, ES256 or EdDSA/);
+    expect(() => loadConfig({ JWT_ALGORITHM: 'none' })).toThrow(/JWT_ALGORITHM/);
+  });
+
   it('requires an outbox file for the file SMS provider', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'file' })).toThrow(/SMS_OUTBOX_FILE/);
   });

@@ -178,9 +178,9 @@ export class AuthService {
     return this.payload(issued, user, isNewUser);
   }
 
-  private payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): AuthPayload {
+  private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {
     return {
-      accessToken: this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId }),
+      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId }),
       tokenType: 'Bearer',
       expiresIn: this.deps.tokens.ttlSeconds,
       refreshToken: issued.refreshToken,

@@ -25,7 +25,7 @@ export class Authenticator {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
     if (!token) throw unauthenticated();
-    const claims = this.tokens.verify(token);
+    const claims = await this.tokens.verify(token);
     const user = await this.sessions.liveUser(claims.sessionId, claims.userId);
     if (!user) throw unauthenticated('The session has ended; sign in again');
     return { ...claims, user };

@@ -2,23 +2,18 @@ import { createHash, createHmac, createSecretKey, hkdfSync, randomBytes, timingS
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface Keys {
-  /** Signs access tokens. */
-  jwt: KeyObject;
-  /** Keys the hashes of verification codes (a KeyObject: a Buffer key costs ~15 µs more per HMAC). */
-  codes: KeyObject;
+/**
+ * The service secret: JWT_SECRET, or outside production a secret generated once and kept in the
+ * data directory (so tokens and codes survive restarts). It signs HS256 tokens and keys the code
+ * hashes. Runs at start-up only.
+ */
+export function serviceSecret(secret: string | undefined, dataDir: string): string {
+  return secret ?? readOrCreateSecret(dataDir);
 }
 
-/**
- * Derives the service keys from JWT_SECRET, or outside production from a secret generated once and
- * kept in the data directory (so tokens survive restarts). Runs at start-up only.
- */
-export function loadKeys(secret: string | undefined, dataDir: string): Keys {
-  const master = secret ?? readOrCreateSecret(dataDir);
-  return {
-    jwt: createSecretKey(Buffer.from(master, 'utf8')),
-    codes: createSecretKey(Buffer.from(hkdfSync('sha256', master, 'meeting-accounts', 'verification-codes', 32))),
-  };
+/** Keys the hashes of verification codes (a KeyObject: a Buffer key costs ~15 µs more per HMAC). */
+export function codeHashKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'meeting-accounts', 'verification-codes', 32)));
 }
 
 function readOrCreateSecret(dataDir: string): string {

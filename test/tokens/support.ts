@@ -1,0 +1,28 @@
+import { expect } from '@jest/globals';
+import { MeDocument } from '../generated/graphql.js';
+import type { TestServer } from '../helpers/server.js';
+
+/** What both transports answer a signed-in request carrying `token`. */
+export async function answersTo(t: TestServer, token: string): Promise<{ rest: string; graphql: string }> {
+  const rest = await t.http.get('/api/v1/users/me', { token });
+  const graphql = await t.http.gql(MeDocument, {}, { token });
+  const restAnswer = rest.status === 200 ? `200 ${rest.body.id}` : `${rest.status} ${rest.body.code} ${rest.headers.get('www-authenticate')}`;
+  const error = graphql.body.errors?.[0]?.extensions?.code;
+  return { rest: restAnswer, graphql: error ?? `OK ${graphql.body.data?.me.id}` };
+}
+
+/** Both transports accept the token as `userId`'s. */
+export async function expectAccepted(t: TestServer, token: string, userId: string): Promise<void> {
+  expect(await answersTo(t, token)).toEqual({ rest: `200 ${userId}`, graphql: `OK ${userId}` });
+}
+
+/** Both transports refuse the token: 401 UNAUTHENTICATED with RFC 6750's header on REST, UNAUTHENTICATED on GraphQL. */
+export async function expectRefused(t: TestServer, token: string): Promise<void> {
+  expect(await answersTo(t, token)).toEqual({ rest: '401 UNAUTHENTICATED Bearer error="invalid_token"', graphql: 'UNAUTHENTICATED' });
+}
+
+/** A JWT with `header` and `payload` and the given signature segment, signed by nobody. */
+export function unsignedToken(header: Record<string, unknown>, payload: Record<string, unknown>, signature = ''): string {
+  const segment = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return `${segment(header)}.${segment(payload)}.${signature}`;
+}
