@@ -2,7 +2,11 @@
 // minimal Express + jsonwebtoken + pg server, GraphQL { me } against a bare Apollo Server, both
 // running the service's session-check SQL on a pool of the same size, as processes of their own.
 import { compare, log, sideBySide, type Comparison } from './load.js';
-import { ALL_CPUS, LOAD_CPUS, pin, SERVER_CPU, signIn, startProcess, type ChildServer, type Row, type ServiceProcess } from './support.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ALL_CPUS, LOAD_CPUS, pin, root, SERVER_CPU, signIn, startProcess, startService, type ChildServer, type Row, type ServiceProcess } from './support.js';
 
 /** e.g. BENCH_BASELINE_NODE_ARGS=--cpu-prof to profile the baselines too. */
 const baselineNodeArgs = process.env.BENCH_BASELINE_NODE_ARGS?.split(' ').filter(Boolean);
@@ -31,12 +35,40 @@ export async function restBench(options: HttpBenchOptions): Promise<Row[]> {
   return [await restCase(options.service, baselineEnv(options), { authorization: `Bearer ${token}` })];
 }
 
+/**
+ * REST GET /users/me with access tokens signed by ES256 or EdDSA: a service of its own signing with a
+ * key file made by `npm run keys -- add`, against the Express baseline verifying with the same
+ * algorithm, library and key.
+ */
+export async function restAlgorithmBench(options: HttpBenchOptions, alg: 'ES256' | 'EdDSA', port: number): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-keys-'));
+  const keys = { JWT_ALGORITHM: alg, JWT_PRIVATE_KEYS_FILE: join(dir, 'keys.json') };
+  try {
+    execFileSync(process.execPath, [join(root, 'dist/src/keys.js'), 'add'], { env: { ...process.env, ...keys }, stdio: 'ignore' });
+    const service = await startService({ DATABASE_URL: options.databaseUrl, DATABASE_POOL_SIZE: String(options.poolSize), ...keys }, port);
+    try {
+      const token = await signIn(service, alg === 'ES256' ? '+8613600136003' : '+8613600136004');
+      const baseline = alg === 'ES256' ? 'Express + jsonwebtoken + pg' : 'Express + jose + pg';
+      return [await restCase(service, { ...baselineEnv(options), ...keys }, { authorization: `Bearer ${token}` }, `REST GET /api/v1/users/me, ${alg} vs ${baseline}, ${alg}`)];
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function graphqlBench(options: HttpBenchOptions): Promise<Row[]> {
   const token = await signIn(options.service, '+8613600136001');
   return [await graphqlCase(options.service, baselineEnv(options), { authorization: `Bearer ${token}` })];
 }
 
-async function restCase(service: ServiceProcess, env: Record<string, string>, auth: Record<string, string>): Promise<Row> {
+async function restCase(
+  service: ServiceProcess,
+  env: Record<string, string>,
+  auth: Record<string, string>,
+  name = 'REST GET /api/v1/users/me vs Express + jsonwebtoken + pg',
+): Promise<Row> {
   const express = await startProcess('dist/bench/baselines/express-jwt-pg.js', env, 4720, '/healthz', baselineNodeArgs);
   try {
     const me = [{ method: 'GET' as const, path: '/api/v1/users/me', headers: auth }];
@@ -44,7 +76,7 @@ async function restCase(service: ServiceProcess, env: Record<string, string>, au
     const rest = await pinned(service, express, () =>
       measure({ url: express.url, pid: express.pid, requests: me, expectBody }, { url: service.url, pid: service.pid, requests: me, expectBody }, 'REST /users/me'),
     );
-    return row('REST GET /api/v1/users/me vs Express + jsonwebtoken + pg', rest, REST_TARGET);
+    return row(name, rest, REST_TARGET);
   } finally {
     await express.stop();
   }

@@ -1,12 +1,12 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,graphql,send-code,password runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,password runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
 import { cpus } from 'node:os';
 import { avatarBench } from './avatar.bench.js';
-import { graphqlBench, restBench } from './http.bench.js';
+import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
 import { log } from './load.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
@@ -52,6 +52,8 @@ try {
   await section('avatar', () => avatarBench(service));
   await section('stats', () => statsBench(service, databaseUrl));
   await section('rest', () => restBench(http));
+  await section('rest-es256', () => restAlgorithmBench(http, 'ES256', 4712));
+  await section('rest-eddsa', () => restAlgorithmBench(http, 'EdDSA', 4713));
   await section('graphql', () => graphqlBench(http));
   await section('send-code', () => sendCodeBench(service));
   await section('password', () => passwordBench(service));

@@ -1,5 +1,7 @@
 // Shared by the baseline servers: the same token check and the same SQL as the service, nothing else.
-import { createSecretKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, createSecretKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { jwtVerify } from 'jose';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 
@@ -33,15 +35,30 @@ export const port = Number(env('PORT'));
 process.once('SIGTERM', () => process.exit(0));
 /** The same pool size as the service's DATABASE_POOL_SIZE. */
 const pool = new pg.Pool({ connectionString: env('DATABASE_URL'), max: Number(env('DATABASE_POOL_SIZE')) });
-const key = createSecretKey(Buffer.from(env('JWT_SECRET'), 'utf8'));
-const options: jwt.VerifyOptions = { algorithms: ['HS256'], issuer: 'meeting-accounts', audience: 'meeting-app' };
+/**
+ * The token check, with the algorithm the service signs with (JWT_ALGORITHM): HS256 with the
+ * secret, ES256 by jsonwebtoken and EdDSA by jose with the first key of JWT_PRIVATE_KEYS_FILE, as
+ * the service does.
+ */
+const verify = ((): ((token: string) => Promise<jwt.JwtPayload> | jwt.JwtPayload) => {
+  const algorithm = process.env.JWT_ALGORITHM ?? 'HS256';
+  const claims = { issuer: 'meeting-accounts', audience: 'meeting-app' };
+  if (algorithm === 'HS256') {
+    const key = createSecretKey(Buffer.from(env('JWT_SECRET'), 'utf8'));
+    return (token) => jwt.verify(token, key, { ...claims, algorithms: ['HS256'] }) as jwt.JwtPayload;
+  }
+  const [first] = (JSON.parse(readFileSync(env('JWT_PRIVATE_KEYS_FILE'), 'utf8')) as { keys: Record<string, unknown>[] }).keys;
+  const key = createPublicKey(createPrivateKey({ key: first as never, format: 'jwk' }));
+  if (algorithm === 'ES256') return (token) => jwt.verify(token, key, { ...claims, algorithms: ['ES256'] }) as jwt.JwtPayload;
+  return async (token) => (await jwtVerify(token, key, { ...claims, algorithms: ['EdDSA'] })).payload;
+})();
 
 /** Bearer token -> the live user, or undefined (no token, bad token, ended session). */
 export async function liveUser(authorization: string | undefined): Promise<LiveUserRow | undefined> {
   if (!authorization?.startsWith('Bearer ')) return undefined;
   let claims: jwt.JwtPayload;
   try {
-    claims = jwt.verify(authorization.slice(7), key, options) as jwt.JwtPayload;
+    claims = await verify(authorization.slice(7));
   } catch {
     return undefined;
   }
