@@ -7,6 +7,7 @@ import { AccountService } from './modules/account/account.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { Authenticator } from './modules/auth/authenticator.js';
+import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
@@ -94,7 +95,8 @@ export async function createServices(config: Config, db: Database, logger: Logge
   const postgresCounters = redis ? undefined : new PostgresRateLimitStore(db);
   const limiter = new RateLimiter(redis ?? postgresCounters!);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
-  const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code);
+  const smsGuard = new SmsFraudGuard(limiter, config.smsFraud, logger);
+  const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code, smsGuard);
   const avatarStorage =
     config.avatar.storage === 's3'
       ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
@@ -111,7 +113,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
   const auth = new AuthService(
-    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms },
+    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,

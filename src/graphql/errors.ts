@@ -59,7 +59,7 @@ export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> 
             // messages quote the variables, passwords included.
             if (!(original instanceof AppError) && REQUEST_ERRORS.has(String(error.extensions?.code))) continue;
             const appError = toAppError(original);
-            if (isServerFault(appError.code)) {
+            if (isServerFault(appError)) {
               logger.error({ err: appError.cause ?? appError, requestId: contextValue?.requestId, path: error.path }, 'graphql operation failed');
             }
           }

@@ -47,7 +47,7 @@ function mayBeMultipart(req: Request): boolean {
 export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const appError = toHttpAppError(error);
-    if (isServerFault(appError.code)) {
+    if (isServerFault(appError)) {
       logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'graphql request failed');
     }
     if (res.headersSent) {

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
 import maxMetadata from 'libphonenumber-js/max/metadata';
 import { AppError, ErrorCode } from './errors/app-error.js';
 
@@ -10,6 +10,8 @@ export interface Phone {
   e164: string;
   /** National significant number, e.g. 13800138000. */
   national: string;
+  /** ISO 3166-1 alpha-2 region of the number, e.g. CN. */
+  country: string;
 }
 
 /**
@@ -20,10 +22,20 @@ export interface Phone {
 export function parsePhone(input: string, defaultRegion: string): Phone {
   const parsed = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode, metadata);
   const type = parsed?.getType();
-  if (!parsed || !parsed.isValid() || (type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE')) {
+  if (!parsed || !parsed.isValid() || !parsed.country || (type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE')) {
     throw new AppError(ErrorCode.INVALID_PHONE, 'Not a valid mobile phone number', {
       fields: { phone: 'must be a mobile number in E.164 (+8613800138000) or national form' },
     });
   }
-  return { e164: parsed.number, national: parsed.nationalNumber };
+  return { e164: parsed.number, national: parsed.nationalNumber, country: parsed.country };
+}
+
+/** The region of an E.164 number already accepted by parsePhone. */
+export function countryOf(e164: string): string | undefined {
+  return parsePhoneNumberFromString(e164, {}, metadata)?.country;
+}
+
+/** Whether libphonenumber knows `region` (ISO 3166-1 alpha-2) as a place with phone numbers. */
+export function isPhoneRegion(region: string): boolean {
+  return isSupportedCountry(region as CountryCode, metadata);
 }

@@ -14,8 +14,8 @@ export interface Pair {
  * A and B, started with `env()` for the enclosing describe block: two `useTestServer`s (each reset
  * before each test, its SMS outbox included; they share one database).
  */
-export function instancePair(env: () => Record<string, string>): Pair {
-  return { a: useTestServer(env), b: useTestServer(env) };
+export function instancePair(env: () => Record<string, string>, options: { captureLogs?: boolean } = {}): Pair {
+  return { a: useTestServer(env, options), b: useTestServer(env, options) };
 }
 
 /**

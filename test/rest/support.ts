@@ -27,10 +27,12 @@ export function expectProblem(res: HttpResult, status: number, code: string): an
   expect(res.body).toMatchObject({ type: 'about:blank', status, code });
   expect(typeof res.body.title).toBe('string');
   expect(typeof res.body.detail).toBe('string');
-  if (code !== 'RATE_LIMITED') {
+  // Retry-After goes with RATE_LIMITED, and with SERVICE_UNAVAILABLE when it is a pause by policy.
+  if (code !== 'RATE_LIMITED' && code !== 'SERVICE_UNAVAILABLE') {
     expect(res.body.retryAfter).toBeUndefined();
     expect(res.headers.get('retry-after')).toBeNull();
   }
+  if (res.body.retryAfter !== undefined) expect(res.headers.get('retry-after')).toBe(String(res.body.retryAfter));
   if (!['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD'].includes(code)) expect(res.body.fields).toBeUndefined();
   if (code === 'UNAUTHENTICATED') expect(res.headers.get('www-authenticate')).toContain('Bearer error="invalid_token"');
   expectNoLeaks(res);
@@ -39,11 +41,16 @@ export function expectProblem(res: HttpResult, status: number, code: string): an
 
 /** Asserts 429 RATE_LIMITED with a Retry-After header equal to `retryAfter` in the body; returns it. */
 export function expectRateLimited(res: HttpResult, maxSeconds: number): number {
-  const body = expectProblem(res, 429, 'RATE_LIMITED');
+  return expectRetryLater(res, 429, 'RATE_LIMITED', maxSeconds).retryAfter;
+}
+
+/** Asserts a problem that tells when to retry: whole seconds, 1 to `maxSeconds`, in the body and the Retry-After header; returns the body. */
+export function expectRetryLater(res: HttpResult, status: number, code: string, maxSeconds: number): any {
+  const body = expectProblem(res, status, code);
   expect(Number.isInteger(body.retryAfter)).toBe(true);
   expect(body.retryAfter).toBeGreaterThanOrEqual(1);
   expect(body.retryAfter).toBeLessThanOrEqual(maxSeconds);
   expect(res.headers.get('retry-after')).toBe(String(body.retryAfter));
-  return body.retryAfter;
+  return body;
 }
 

@@ -52,6 +52,41 @@ describe('configuration', () => {
     expect(() => loadConfig({ JWT_ALGORITHM: 'none' })).toThrow(/JWT_ALGORITHM/);
   });
 
+  it('reads the SMS pumping defences: regions served (default: the default region), blocked ranges, budgets, breaker, regions per address', () => {
+    expect(loadConfig({}).smsFraud).toEqual({
+      allowedCountries: ['CN'],
+      blockedPrefixes: [],
+      dailyBudget: {},
+      minConversion: 0.2,
+      conversionMinSends: 100,
+      countriesPerIpDaily: 5,
+    });
+    expect(loadConfig({ DEFAULT_PHONE_REGION: 'HK' }).smsFraud.allowedCountries).toEqual(['HK']);
+    const custom = loadConfig({
+      SMS_ALLOWED_COUNTRIES: 'CN, GB',
+      SMS_BLOCKED_PREFIXES: '+86170,+4474001',
+      SMS_DAILY_BUDGET_PER_COUNTRY: 'CN=100000,US=2000,*=50',
+      SMS_MIN_CONVERSION: '0',
+      SMS_CONVERSION_MIN_SENDS: '20',
+      SEND_CODE_COUNTRIES_PER_IP_DAILY: '2',
+    }).smsFraud;
+    expect(custom).toEqual({
+      allowedCountries: ['CN', 'GB'],
+      blockedPrefixes: ['+86170', '+4474001'],
+      dailyBudget: { CN: 100000, US: 2000, '*': 50 },
+      minConversion: 0,
+      conversionMinSends: 20,
+      countriesPerIpDaily: 2,
+    });
+    expect(loadConfig({ SMS_ALLOWED_COUNTRIES: '*' }).smsFraud.allowedCountries).toBe('*');
+    expect(() => loadConfig({ SMS_ALLOWED_COUNTRIES: 'CN,XX,china' })).toThrow(/SMS_ALLOWED_COUNTRIES: .+\(not regions: XX, china\)/);
+    expect(() => loadConfig({ SMS_BLOCKED_PREFIXES: '86170' })).toThrow(/SMS_BLOCKED_PREFIXES: must be E.164 prefixes such as \+86170 \(not: 86170\)/);
+    expect(() => loadConfig({ SMS_DAILY_BUDGET_PER_COUNTRY: 'CN:100' })).toThrow(/SMS_DAILY_BUDGET_PER_COUNTRY: CN:100 is not REGION=COUNT/);
+    expect(() => loadConfig({ SMS_MIN_CONVERSION: '1.5' })).toThrow(/SMS_MIN_CONVERSION: must be between 0 and 1/);
+    expect(() => loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '0' })).toThrow(/SECURITY_EVENT_RETENTION_DAYS/);
+    expect(loadConfig({}).securityEvents).toEqual({ retentionDays: 90 });
+  });
+
   it('requires an outbox file for the file SMS provider', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'file' })).toThrow(/SMS_OUTBOX_FILE/);
   });

@@ -13,6 +13,7 @@ import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordIn
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
 import type { IssuedRefresh, SessionService } from '../session/session.service.js';
+import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 
@@ -49,6 +50,7 @@ export interface AuthDependencies {
   limiter: RateLimiter;
   passwords: PasswordCheck;
   sms: SmsProvider;
+  smsGuard: SmsFraudGuard;
 }
 
 const HOUR = 3600;
@@ -61,15 +63,22 @@ export class AuthService {
     private readonly settings: AuthSettings,
   ) {}
 
+  /**
+   * Order: the region (free), the address's hourly limit and regions, the purpose checks, the
+   * region's budget and breaker, then the phone's limits; a request refused by an earlier rule uses
+   * up no later one, and one whose SMS could not go out gives back what it took.
+   */
   async sendCode(input: SendCodeInput, client: ClientInfo): Promise<SendCodeResult> {
-    const { accounts, codes, limiter, sms } = this.deps;
+    const { accounts, codes, limiter, sms, smsGuard } = this.deps;
     const { sendCode: limits, codeTtlSeconds } = this.settings;
     const phone = this.phone(input.phone);
     const purpose = input.purpose;
+    smsGuard.assertServed(phone);
     await limiter.consume(
       [{ key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
       'Too many codes requested from this address',
     );
+    await smsGuard.admitCountry(client.ip, phone.country);
     const user = await accounts.findByPhone(phone.e164);
     if (purpose === CodePurpose.REGISTER) {
       assertThat(!user, ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
@@ -77,7 +86,9 @@ export class AuthService {
     if (purpose === CodePurpose.REGISTER || (purpose === CodePurpose.LOGIN && !user)) {
       assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     }
-    // Per-phone limits count for unknown phones too, so reset/delete answers cannot tell accounts apart.
+    // Asked of unknown phones too (reset, delete), so that the answers cannot tell accounts apart.
+    await smsGuard.assertOpen(phone.country);
+    // Per-phone limits count for unknown phones too, for the same reason.
     const perPhone: Rule[] = [
       { key: `send-code:phone:${phone.e164}:interval`, limit: 1, windowSeconds: limits.intervalSeconds },
       { key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
@@ -88,12 +99,16 @@ export class AuthService {
     const mustExist = purpose === CodePurpose.RESET_PASSWORD || purpose === CodePurpose.DELETE_ACCOUNT;
     if (!mustExist || user) {
       const code = await codes.issue(phone.e164, purpose);
+      const deliver = () =>
+        sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds }).catch((error: unknown) => {
+          throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+        });
       try {
-        await sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds });
+        await smsGuard.send(phone.country, deliver);
       } catch (error) {
         // Nothing reached the user: the attempt must not use up the phone's allowance.
         await limiter.undo(perPhone);
-        throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+        throw error;
       }
     }
     return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };

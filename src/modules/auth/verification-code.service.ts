@@ -20,6 +20,8 @@ export class VerificationCodeService {
     private readonly codes: VerificationCodeRepository,
     private readonly key: KeyObject,
     private readonly settings: CodeSettings,
+    /** Told of every code used: the SMS conversion of its region (SmsFraudGuard). */
+    private readonly conversion: { verified(phone: string): Promise<void> },
   ) {}
 
   /** Creates a fresh code for (phone, purpose), replacing any earlier one; returns it in clear for sending. */
@@ -35,6 +37,7 @@ export class VerificationCodeService {
     const candidate = this.hash(phone, purpose, code);
     if (!storedHash || !equalHex(storedHash, candidate)) throw invalidCode();
     if (!(await this.codes.consume(phone, purpose, candidate))) throw invalidCode();
+    await this.conversion.verified(phone);
   }
 
   /** Forgets every code of the phone (its account is being deleted). */

@@ -24,8 +24,13 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export interface AppErrorOptions {
   /** Per-field messages, for VALIDATION_FAILED only. */
   fields?: Record<string, string>;
-  /** Seconds until the caller may retry, for RATE_LIMITED. */
+  /** Seconds until the caller may retry, for RATE_LIMITED (and SERVICE_UNAVAILABLE by policy). */
   retryAfter?: number;
+  /**
+   * A refusal the service chose (a spent budget, an open breaker) rather than a fault: its code may be
+   * a server one (SERVICE_UNAVAILABLE), but it is logged where the decision is made, not per request.
+   */
+  byPolicy?: boolean;
   cause?: unknown;
 }
 
@@ -33,6 +38,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   readonly fields?: Record<string, string>;
   readonly retryAfter?: number;
+  readonly byPolicy: boolean;
 
   constructor(
     readonly code: ErrorCode,
@@ -43,6 +49,7 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.fields = options.fields;
     this.retryAfter = options.retryAfter;
+    this.byPolicy = options.byPolicy ?? false;
   }
 }
 

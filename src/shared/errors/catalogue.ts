@@ -1,4 +1,4 @@
-import { ErrorCode } from './app-error.js';
+import { ErrorCode, type AppError } from './app-error.js';
 
 export interface ErrorDescription {
   status: number;
@@ -47,7 +47,7 @@ export function describe(code: ErrorCode): ErrorDescription {
   }
 }
 
-/** Failures on our side (or a provider's) that operators must see in the logs, with the cause. */
-export function isServerFault(code: ErrorCode): boolean {
-  return code === ErrorCode.INTERNAL || code === ErrorCode.SERVICE_UNAVAILABLE || code === ErrorCode.SMS_DELIVERY_FAILED;
+/** Failures on our side (or a provider's) that operators must see in the logs, with the cause; not refusals by policy. */
+export function isServerFault({ code, byPolicy }: AppError): boolean {
+  return !byPolicy && (code === ErrorCode.INTERNAL || code === ErrorCode.SERVICE_UNAVAILABLE || code === ErrorCode.SMS_DELIVERY_FAILED);
 }

@@ -59,7 +59,7 @@ function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unkn
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const appError = toHttpAppError(error);
-    if (isServerFault(appError.code)) {
+    if (isServerFault(appError)) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');
     }
     if (res.headersSent) {

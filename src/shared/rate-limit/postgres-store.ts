@@ -118,7 +118,7 @@ interface AdmitRow extends Row {
  */
 export class PostgresRateLimitStore implements RateLimitStore {
   private readonly t: Names;
-  private readonly sql: { hit: string; undo: string };
+  private readonly sql: { hit: string; undo: string; counts: string; openSet: string; addMember: string };
 
   constructor(private readonly db: Database) {
     const t = (this.t = db.names(RateLimit));
@@ -126,6 +126,16 @@ export class PostgresRateLimitStore implements RateLimitStore {
       hit: `${insertInto(t)} values ($1, 1, now() + make_interval(secs => $2))
        ${addToWindow(t, 1)}`,
       undo: `update ${t.table} set ${t.count} = ${t.count} - 1 where ${t.key} = $1 and ${t.count} > 0 and ${t.resetAt} > now()`,
+      counts: `select ${t.key} as key, ${t.count} as count from ${t.table} where ${t.key} = any($1) and ${t.resetAt} > now()`,
+      // A set is a row counting its members (locked by this upsert until the transaction ends) and a
+      // row per member ("<set>|<member>") ending with it.
+      openSet: `${insertInto(t)} values ($1, 0, now() + make_interval(secs => $2))
+       ${addToWindow(t, 0)}`,
+      addMember: `with known as (select exists (select from ${t.table} where ${t.key} = $2 and ${t.resetAt} > now()) as known),
+       added as (${insertInto(t)} select $2, 1, ${t.resetAt} from ${t.table}, known where ${t.key} = $1 and not known.known and $3::int < $4::int
+         on conflict (${t.key}) do update set ${t.count} = 1, ${t.resetAt} = excluded.${t.resetAt} returning 1),
+       counted as (update ${t.table} set ${t.count} = ${t.count} + 1 where ${t.key} = $1 and exists (select from added) returning 1)
+       select known.known or exists (select from added) as admitted from known`,
     };
   }
 
@@ -145,6 +155,25 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async undo(key: string): Promise<void> {
     await this.db.rows(this.sql.undo, [key], 'rate_limit_undo');
+  }
+
+  async counts(keys: string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.rows<{ key: string; count: number }>(this.sql.counts, [keys], 'rate_limit_counts');
+    const byKey = new Map(rows.map((r) => [r.key, r.count]));
+    return keys.map((k) => byKey.get(k) ?? 0);
+  }
+
+  /**
+   * Two statements in one transaction: the set's row is opened (or its ended window restarted) and
+   * locked, so that the second, which sees everything committed before the lock, decides alone.
+   */
+  admitMember(key: string, member: string, limit: number, windowSeconds: number): Promise<{ admitted: boolean; resetInSeconds: number }> {
+    return this.db.transaction(async () => {
+      const set = toState((await this.db.one<Row>(this.sql.openSet, [key, windowSeconds]))!);
+      const row = await this.db.one<{ admitted: boolean }>(this.sql.addMember, [key, `${key}|${member}`, set.count, limit]);
+      return { admitted: row!.admitted, resetInSeconds: set.resetInSeconds };
+    });
   }
 
   async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {

@@ -17,6 +17,13 @@ export interface RateLimitStore {
   hitInOrder?(rules: Rule[]): Promise<WindowState[]>;
   /** Takes back one hit, e.g. when a message that counted could not be sent. */
   undo(key: string): Promise<void>;
+  /** The counts of these windows now (0 where none is running), counting nothing. */
+  counts(keys: string[]): Promise<number[]>;
+  /**
+   * In one atomic step: adds `member` to the set `key` unless the set already holds `limit` members;
+   * the set lives `windowSeconds` from its first member. `admitted`: the member is in the set now.
+   */
+  admitMember(key: string, member: string, limit: number, windowSeconds: number): Promise<{ admitted: boolean; resetInSeconds: number }>;
   /**
    * In one atomic step: refuses the attempt as `locked` when a rule's failures reached its limit, as
    * `busy` when its failures and the attempts in flight (under `inFlightKey(rule)`) leave no room;
@@ -67,6 +74,25 @@ export class RateLimiter {
 
   undo(rules: Rule[]): Promise<void[]> {
     return Promise.all(rules.map((r) => this.store.undo(r.key)));
+  }
+
+  /** One more in the window of `key` (opened for `windowSeconds` by the first); returns the window. */
+  add(key: string, windowSeconds: number): Promise<WindowState> {
+    return this.store.hit(key, windowSeconds);
+  }
+
+  /** The counts of these windows now, counting nothing. */
+  counts(keys: string[]): Promise<number[]> {
+    return this.store.counts(keys);
+  }
+
+  /**
+   * Lets `member` into the set of `rule.key` (at most `rule.limit` distinct members per window);
+   * RATE_LIMITED with `message` when it is not in the set and the set is full.
+   */
+  async admitMember(rule: Rule, member: string, message: string): Promise<void> {
+    const { admitted, resetInSeconds } = await this.store.admitMember(rule.key, member, rule.limit, rule.windowSeconds);
+    if (!admitted) throw rateLimited(message, resetInSeconds);
   }
 
   /**

@@ -47,6 +47,18 @@ for i = 1, #KEYS / 2 do
   if inFlight > 1 then redis.call('DECR', KEYS[2 * i]) elseif inFlight == 1 then redis.call('DEL', KEYS[2 * i]) end
 end`;
 
+// KEYS: the set. ARGV: the member, the limit, the set's lifetime (ms). Returns {1 or 0, ms left}.
+const ADMIT_MEMBER = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return {1, redis.call('PTTL', KEYS[1])} end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return {0, redis.call('PTTL', KEYS[1])} end
+redis.call('SADD', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return {1, ttl}`;
+
 /** The same fixed windows as the PostgreSQL store, as Redis keys that expire with their window. */
 export class RedisRateLimitStore implements RateLimitStore {
   constructor(
@@ -73,6 +85,16 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async undo(key: string): Promise<void> {
     await this.redis.eval(UNDO, 1, this.key(key));
+  }
+
+  async counts(keys: string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    return (await this.redis.mget(...keys.map((k) => this.key(k)))).map((value) => Number(value ?? 0));
+  }
+
+  async admitMember(key: string, member: string, limit: number, windowSeconds: number): Promise<{ admitted: boolean; resetInSeconds: number }> {
+    const [admitted, ttl] = (await this.redis.eval(ADMIT_MEMBER, 1, this.key(key), member, String(limit), String(windowSeconds * 1000))) as [number, number];
+    return { admitted: admitted === 1, resetInSeconds: Math.max(0, ttl) / 1000 };
   }
 
   async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
