@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,password runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,sms-pumping,password runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -10,6 +10,7 @@ import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
 import { log } from './load.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
+import { smsPumpingBench } from './sms-pumping.bench.js';
 import { startupBench } from './startup.bench.js';
 import { statsBench } from './stats.bench.js';
 import { CPUS, freshDatabase, printTable, SERVICE_ENV, startService, type Row } from './support.js';
@@ -59,6 +60,7 @@ try {
   await section('rest-eddsa', () => restAlgorithmBench(http, 'EdDSA', 4713));
   await section('graphql', () => graphqlBench(http));
   await section('send-code', () => sendCodeBench(service));
+  await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
   await section('password', () => passwordBench(service));
 } finally {
   await service.stop();
