@@ -11,6 +11,8 @@ import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
+import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
+import { SecurityEventService } from './modules/security-event/security-event.service.js';
 import { SessionRepository } from './modules/session/session.repository.js';
 import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
@@ -38,6 +40,7 @@ export interface Services {
   authenticator: Authenticator;
   accounts: AccountService;
   sessions: SessionService;
+  securityEvents: SecurityEventService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
   publicConfig: PublicConfigService;
@@ -85,7 +88,8 @@ export async function createServices(config: Config, db: Database, logger: Logge
     audience: config.jwt.audience,
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
-  const sessions = new SessionService(new SessionRepository(db), {
+  const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
+  const sessions = new SessionService(db, new SessionRepository(db), events, {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
   });
@@ -109,11 +113,12 @@ export async function createServices(config: Config, db: Database, logger: Logge
     hasher,
     passwords,
     avatarStorage,
+    events,
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
   const auth = new AuthService(
-    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard },
+    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard, events },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,
@@ -129,7 +134,8 @@ export async function createServices(config: Config, db: Database, logger: Logge
     authenticator: new Authenticator(tokens, sessions),
     accounts,
     sessions,
-    avatars: new AvatarService(accounts, avatarStorage, staging, logger),
+    avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
+    securityEvents: events,
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },
     publicConfig: new PublicConfigService(config, SERVICE_VERSION),
@@ -137,7 +143,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     usage: new UsageService(statsRepository),
     sms,
     signingKeys,
-    sweepers: [codes, sessions, ...(postgresCounters ? [postgresCounters] : [])],
+    sweepers: [codes, sessions, events, ...(postgresCounters ? [postgresCounters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

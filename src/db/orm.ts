@@ -11,9 +11,11 @@ import { UserMeetingRole } from '../modules/stats/user-meeting-role.entity.js';
 import { UserMeetingTotals } from '../modules/stats/user-meeting-totals.entity.js';
 import { UserMeeting } from '../modules/stats/user-meeting.entity.js';
 import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
+import { SecurityEvent } from '../modules/security-event/security-event.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
+import { Migration20261124000000 } from './migrations/Migration20261124000000.js';
 
 export interface OrmOptions {
   url: string;
@@ -34,13 +36,14 @@ const migrations = [
   { name: 'Migration20261121000000', class: Migration20261121000000 },
   { name: 'Migration20261121130000', class: Migration20261121130000 },
   { name: 'Migration20261121140000', class: Migration20261121140000 },
+  { name: 'Migration20261124000000', class: Migration20261124000000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

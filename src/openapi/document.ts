@@ -18,6 +18,7 @@ import {
   JwksJson,
   Problem,
   PublicConfigJson,
+  SecurityEventListJson,
   SendCodeResultJson,
   SessionJson,
   UserJson,
@@ -36,6 +37,8 @@ interface Operation {
   body?: z.ZodType;
   /** A multipart upload with one file in `file`. */
   upload?: boolean;
+  /** Query string parameters, as JSON Schema. */
+  query?: { name: string; description: string; schema: Record<string, unknown> }[];
   ok: { status: number; schema?: z.ZodType; content?: string; description: string };
   errors: ErrorCode[];
 }
@@ -116,6 +119,14 @@ export const OPERATIONS: Operation[] = [
     ok: { status: 204, description: 'Revoked' }, errors: ['NOT_FOUND', ...BEARER],
   },
   {
+    method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',
+    query: [
+      { name: 'cursor', description: 'nextCursor of the previous page', schema: { type: 'string' } },
+      { name: 'limit', description: 'Events per page', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+    ],
+    ok: { status: 200, schema: SecurityEventListJson, description: 'A page of events' }, errors: ['VALIDATION_FAILED', ...BEARER],
+  },
+  {
     method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',
     ok: { status: 200, content: 'image/webp', description: 'WebP image' }, errors: ['NOT_FOUND'],
   },
@@ -146,7 +157,10 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
       };
     }
-    const parameters = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const parameters = [
+      ...[...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      ...(op.query ?? []).map(({ name, description, schema }) => ({ name, in: 'query', required: false, description, schema })),
+    ];
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       summary: op.summary,

@@ -91,6 +91,23 @@ export const SessionJson = z
   });
 export type SessionJson = z.infer<typeof SessionJson>;
 
+const SecurityEventJson = z.object({
+  id: z.string().describe('Increasing with time'),
+  type: z.enum(['SIGN_IN', 'SIGN_IN_FAILED', 'CODE_SENT', 'REFRESH_REUSE', 'LOGOUT', 'SESSION_REVOKED', 'PASSWORD_CHANGED', 'PASSWORD_RESET', 'PROFILE_CHANGED', 'AVATAR_CHANGED', 'ACCOUNT_DELETED']),
+  method: z.enum(['CODE', 'PASSWORD']).nullable().describe('On sign-ins'),
+  at: timestamp,
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  sessionId: z.uuid().nullable().describe('The session the event is about: the one created, ended, or acting'),
+  phoneMasked: z.string().nullable().describe('E.164 with all digits but the last four masked'),
+});
+
+export const SecurityEventListJson = z.object({
+  items: z.array(SecurityEventJson).describe('Newest first'),
+  nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page'),
+});
+export type SecurityEventListJson = z.infer<typeof SecurityEventListJson>;
+
 export const HealthJson = z.object({ status: z.literal('ok') });
 
 export const JwksJson = z

@@ -25,7 +25,7 @@ export interface TestServer {
   logs(): string;
   /** Every SMS sent, oldest first. */
   outbox(): Promise<{ phone: string; code: string; purpose: string; sentAt: string }[]>;
-  /** Empties every table and the outbox; call before each test. */
+  /** Empties every table but the security events, and the outbox; call before each test. */
   reset(): Promise<void>;
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
   stop(): Promise<void>;
@@ -82,7 +82,10 @@ export async function startTestServer(
       return message.code;
     },
     async reset() {
-      await server.db.rows('truncate users, sessions, refresh_tokens, verification_codes, rate_limits cascade');
+      // Users are deleted, not truncated: their security events stay (user nulled, as after an
+      // account deletion), so that test/global-teardown.mjs can search every event of the suite.
+      await server.db.rows('truncate sessions, refresh_tokens, verification_codes, rate_limits cascade');
+      await server.db.rows('delete from users');
       await writeFile(outboxFile, '');
     },
     sql: (text, values) => server.db.rows(text, values),

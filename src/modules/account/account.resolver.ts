@@ -15,7 +15,7 @@ export class AccountResolver {
   @Mutation(() => UserType)
   async updateProfile(@Arg('input', () => UpdateProfileInputType) input: UpdateProfileInputType, @Ctx() ctx: GraphQLContext): Promise<UserView> {
     const { nickname } = parseInput(UpdateProfileSchema, input);
-    return ctx.services.accounts.updateProfile(await ctx.principal(), nickname);
+    return ctx.services.accounts.updateProfile(await ctx.principal(), nickname, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: 'Checks currentPassword when the account has one; ends every other session' })
@@ -26,7 +26,7 @@ export class AccountResolver {
 
   @Mutation(() => Boolean, { description: 'Deletes the account with a delete-account code' })
   async deleteAccount(@Arg('code', () => String) code: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.accounts.deleteAccount(await ctx.principal(), parseInput(DeleteAccountSchema, { code }).code);
+    await ctx.services.accounts.deleteAccount(await ctx.principal(), parseInput(DeleteAccountSchema, { code }).code, ctx.client);
     return true;
   }
 }

@@ -21,14 +21,14 @@ export function accountRoutes({ accounts, authenticator }: Services): Router {
   });
   router.patch('/me', auth, async (req, res) => {
     const { nickname } = parseInput(UpdateProfileSchema, req.body);
-    res.json(userToJson(await accounts.updateProfile(principalOf<Principal>(res), nickname)));
+    res.json(userToJson(await accounts.updateProfile(principalOf<Principal>(res), nickname, clientInfo(req))));
   });
   router.put('/me/password', auth, async (req, res) => {
     await accounts.changePassword(principalOf<Principal>(res), parseInput(ChangePasswordSchema, req.body), clientInfo(req));
     res.status(204).end();
   });
   router.delete('/me', auth, async (req, res) => {
-    await accounts.deleteAccount(principalOf<Principal>(res), parseInput(DeleteAccountSchema, req.body).code);
+    await accounts.deleteAccount(principalOf<Principal>(res), parseInput(DeleteAccountSchema, req.body).code, clientInfo(req));
     res.status(204).end();
   });
   return router;

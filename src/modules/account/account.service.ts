@@ -10,6 +10,8 @@ import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
 import type { VerificationCodeService } from '../auth/verification-code.service.js';
 import type { AvatarStorage } from '../avatar/avatar-storage.js';
+import { SecurityEventType } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
 import type { ChangePasswordInput } from './account.inputs.js';
 import type { AccountRepository, NewUser } from './account.repository.js';
@@ -36,6 +38,7 @@ export interface AccountDependencies {
   hasher: PasswordHasher;
   passwords: PasswordCheck;
   avatarStorage: AvatarStorage;
+  events: SecurityEventService;
   logger: Logger;
   defaultPhoneRegion: string;
 }
@@ -48,6 +51,11 @@ const gone = () => new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longe
  */
 export class AccountService {
   constructor(private readonly deps: AccountDependencies) {}
+
+  /** An event of the signed-in user's own doing, about the session acting. */
+  private record(type: SecurityEventType, principal: Principal, client: ClientInfo): Promise<void> {
+    return this.deps.events.record({ type, userId: principal.userId, phone: principal.user.phone, sessionId: principal.sessionId, client });
+  }
 
   async findByPhone(phone: string): Promise<UserWithSecret | undefined> {
     const user = await this.deps.accounts.findByPhone(phone);
@@ -88,8 +96,14 @@ export class AccountService {
     return { loginCount: user.loginCount, lastLoginAt: user.lastLoginAt, memberSince: user.createdAt };
   }
 
-  async updateProfile(principal: Principal, nickname: string): Promise<UserView> {
-    const user = await this.deps.accounts.setNickname(principal.userId, normaliseNickname(nickname));
+  async updateProfile(principal: Principal, nickname: string, client: ClientInfo): Promise<UserView> {
+    const { db, accounts } = this.deps;
+    const normalised = normaliseNickname(nickname);
+    const user = await db.transaction(async () => {
+      const changed = await accounts.setNickname(principal.userId, normalised);
+      if (changed) await this.record(SecurityEventType.PROFILE_CHANGED, principal, client);
+      return changed;
+    });
     if (!user) throw gone();
     return view(user);
   }
@@ -116,19 +130,22 @@ export class AccountService {
     await db.transaction(async () => {
       await accounts.setPasswordHash(account.id, passwordHash);
       await sessions.revokeOthers(account.id, principal.sessionId);
+      await this.record(SecurityEventType.PASSWORD_CHANGED, principal, client);
     });
   }
 
   /**
    * Deletes the account with a fresh delete-account code: the row and, through foreign keys, its
    * sessions, refresh tokens and usage reports, and its codes, in one transaction; the avatar file
-   * after the commit. Its tokens stop working at once.
+   * after the commit. Its tokens stop working at once. Its security events stay, the deletion's own
+   * included, with the user nulled by the foreign key and the phone masked.
    */
-  async deleteAccount(principal: Principal, code: string): Promise<void> {
+  async deleteAccount(principal: Principal, code: string, client: ClientInfo): Promise<void> {
     const { db, accounts, codes, avatarStorage, logger } = this.deps;
     const phone = principal.user.phone;
     await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code);
     const deleted = await db.transaction(async () => {
+      await this.record(SecurityEventType.ACCOUNT_DELETED, principal, client);
       const row = await accounts.delete(principal.userId);
       await codes.discardAll(phone);
       return row;

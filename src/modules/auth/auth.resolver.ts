@@ -48,7 +48,7 @@ export class AuthResolver {
 
   @Mutation(() => AuthPayloadType, { description: 'Rotates a refresh token: returns a new pair, the old token stops working' })
   refreshToken(@Arg('refreshToken', () => String) refreshToken: string, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
-    return ctx.services.auth.refresh(parseInput(RefreshSchema, { refreshToken }).refreshToken);
+    return ctx.services.auth.refresh(parseInput(RefreshSchema, { refreshToken }).refreshToken, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: 'Revokes the current session, or every session of the user' })
@@ -56,13 +56,13 @@ export class AuthResolver {
     @Arg('allSessions', () => Boolean, { nullable: true, defaultValue: false }) allSessions: boolean | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions);
+    await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions, ctx.client);
     return true;
   }
 
   @Mutation(() => Boolean, { description: 'Sets a new password with a reset-password code; ends every session' })
   async resetPassword(@Arg('input', () => ResetPasswordInputType) input: ResetPasswordInputType, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.auth.resetPassword(parseInput(ResetPasswordSchema, input));
+    await ctx.services.auth.resetPassword(parseInput(ResetPasswordSchema, input), ctx.client);
     return true;
   }
 }

@@ -37,14 +37,14 @@ export function authRoutes(services: Services): Router {
     res.status(201).json(authPayloadToJson(await auth.register(parseInput(RegisterSchema, req.body), clientInfo(req))));
   });
   router.post('/refresh', async (req, res) => {
-    res.json(authPayloadToJson(await auth.refresh(parseInput(RefreshSchema, req.body).refreshToken)));
+    res.json(authPayloadToJson(await auth.refresh(parseInput(RefreshSchema, req.body).refreshToken, clientInfo(req))));
   });
   router.post('/reset-password', async (req, res) => {
-    await auth.resetPassword(parseInput(ResetPasswordSchema, req.body));
+    await auth.resetPassword(parseInput(ResetPasswordSchema, req.body), clientInfo(req));
     res.status(204).end();
   });
   router.post('/logout', requireAuth(services.authenticator), async (req, res) => {
-    await auth.logout(principalOf<Principal>(res), parseInput(LogoutSchema, req.body).allSessions);
+    await auth.logout(principalOf<Principal>(res), parseInput(LogoutSchema, req.body).allSessions, clientInfo(req));
     res.status(204).end();
   });
   return router;

@@ -3,7 +3,7 @@ import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
-import type { AccessTokens } from '../../shared/tokens/access-token.js';
+import { unauthenticated, type AccessTokens } from '../../shared/tokens/access-token.js';
 import type { Database } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { AccountService } from '../account/account.service.js';
@@ -12,7 +12,10 @@ import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
+import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { IssuedRefresh, SessionService } from '../session/session.service.js';
+import type { Principal } from './authenticator.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
 import type { VerificationCodeService } from './verification-code.service.js';
@@ -51,6 +54,7 @@ export interface AuthDependencies {
   passwords: PasswordCheck;
   sms: SmsProvider;
   smsGuard: SmsFraudGuard;
+  events: SecurityEventService;
 }
 
 const HOUR = 3600;
@@ -110,6 +114,8 @@ export class AuthService {
         await limiter.undo(perPhone);
         throw error;
       }
+      // After the provider took it: the event records an SMS that went out.
+      await this.deps.events.record({ type: SecurityEventType.CODE_SENT, userId: user?.id, phone: phone.e164, client });
     }
     return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };
   }
@@ -122,13 +128,13 @@ export class AuthService {
     if (!existing) {
       assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     }
-    await codes.consume(phone.e164, CodePurpose.LOGIN, input.code);
-    if (existing) return this.signIn(existing.id, client, false);
+    await this.consumeToSignIn(phone, CodePurpose.LOGIN, input.code, existing?.id, client);
+    if (existing) return this.signIn(existing.id, phone, SignInMethod.CODE, client, false);
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
-    if (created) return this.signIn(created.id, client, true);
+    if (created) return this.signIn(created.id, phone, SignInMethod.CODE, client, true);
     // Created by a concurrent request between our lookup and insert: sign in to that account.
     const raced = await accounts.findByPhone(phone.e164);
-    return this.signIn(raced!.id, client, false);
+    return this.signIn(raced!.id, phone, SignInMethod.CODE, client, false);
   }
 
   /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
@@ -136,13 +142,16 @@ export class AuthService {
     const phone = this.phone(input.phone);
     const user = await this.deps.accounts.findByPhone(phone.e164);
     const ok = await this.deps.passwords.verify(phone.e164, client.ip, input.password, user?.passwordHash);
-    if (!user || !ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
-    return this.signIn(user.id, client, false);
+    if (!user || !ok) {
+      await this.deps.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method: SignInMethod.PASSWORD, userId: user?.id, phone: phone.e164, client });
+      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
+    }
+    return this.signIn(user.id, phone, SignInMethod.PASSWORD, client, false);
   }
 
   /** Sets a new password with a reset-password code and ends every session of the account. */
-  async resetPassword(input: ResetPasswordInput): Promise<void> {
-    const { db, accounts, codes, hasher, sessions } = this.deps;
+  async resetPassword(input: ResetPasswordInput, client: ClientInfo): Promise<void> {
+    const { db, accounts, codes, hasher, sessions, events } = this.deps;
     const phone = this.phone(input.phone);
     assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
@@ -153,6 +162,7 @@ export class AuthService {
     await db.transaction(async () => {
       await accounts.setPasswordHash(user.id, passwordHash);
       await sessions.revokeAllOf(user.id);
+      await events.record({ type: SecurityEventType.PASSWORD_RESET, userId: user.id, phone: phone.e164, client });
     });
   }
 
@@ -164,33 +174,72 @@ export class AuthService {
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
     if (await accounts.findByPhone(phone.e164)) throw taken();
-    await codes.consume(phone.e164, CodePurpose.REGISTER, input.code);
+    await this.consumeToSignIn(phone, CodePurpose.REGISTER, input.code, undefined, client);
     const passwordHash = await hasher.hash(input.password);
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname, passwordHash });
     if (!created) throw taken();
-    return this.signIn(created.id, client, true);
+    // The code proved the phone: a registration is a sign-in by code.
+    return this.signIn(created.id, phone, SignInMethod.CODE, client, true);
   }
 
-  async refresh(refreshToken: string): Promise<AuthPayload> {
-    const issued = await this.deps.sessions.rotate(refreshToken);
-    const user = await this.deps.accounts.findById(issued.userId);
-    if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
-    return this.payload(issued, user, false);
+  /**
+   * Rotates the refresh token. A used one presented again after the grace window revokes its session
+   * (reuse detection), recorded with the revocation.
+   */
+  async refresh(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
+    const { db, accounts, sessions, events } = this.deps;
+    const rotation = await sessions.rotate(refreshToken);
+    if (rotation.outcome === 'rotated') {
+      const user = await accounts.findById(rotation.issued.userId);
+      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+      return this.payload(rotation.issued, user, false);
+    }
+    if (rotation.outcome === 'reused') {
+      const { sessionId, userId } = rotation;
+      const user = await accounts.findById(userId);
+      await db.transaction(async () => {
+        await sessions.revoke(sessionId);
+        await events.record({ type: SecurityEventType.REFRESH_REUSE, userId, phone: user?.phone, sessionId, client });
+      });
+    }
+    throw unauthenticated('The refresh token is invalid, expired or already used');
   }
 
-  async logout(principal: { userId: string; sessionId: string }, allSessions: boolean): Promise<void> {
-    if (allSessions) await this.deps.sessions.revokeAllOf(principal.userId);
-    else await this.deps.sessions.revoke(principal.sessionId);
+  async logout(principal: Principal, allSessions: boolean, client: ClientInfo): Promise<void> {
+    const { db, sessions, events } = this.deps;
+    await db.transaction(async () => {
+      if (allSessions) await sessions.revokeAllOf(principal.userId);
+      else await sessions.revoke(principal.sessionId);
+      await events.record({ type: SecurityEventType.LOGOUT, userId: principal.userId, phone: principal.user.phone, sessionId: principal.sessionId, client });
+    });
   }
 
   private phone(raw: string): Phone {
     return parsePhone(raw, this.settings.defaultPhoneRegion);
   }
 
-  private async signIn(userId: string, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
-    const { db, sessions, accounts } = this.deps;
-    const [issued, user] = await db.transaction(async () => [await sessions.create(userId, client), await accounts.recordSignIn(userId)] as const);
+  /** The session, the login count and the SIGN_IN event, in one transaction. */
+  private async signIn(userId: string, phone: Phone, method: SignInMethod, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
+    const { db, sessions, accounts, events } = this.deps;
+    const [issued, user] = await db.transaction(async () => {
+      const session = await sessions.create(userId, client);
+      const account = await accounts.recordSignIn(userId);
+      await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: phone.e164, sessionId: session.sessionId, client });
+      return [session, account] as const;
+    });
     return this.payload(issued, user, isNewUser);
+  }
+
+  /** Uses the code; a wrong one is a failed sign-in, recorded before INVALID_CODE goes back. */
+  private async consumeToSignIn(phone: Phone, purpose: CodePurpose, code: string, userId: string | undefined, client: ClientInfo): Promise<void> {
+    try {
+      await this.deps.codes.consume(phone.e164, purpose, code);
+    } catch (error) {
+      if (error instanceof AppError && error.code === ErrorCode.INVALID_CODE) {
+        await this.deps.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method: SignInMethod.CODE, userId, phone: phone.e164, client });
+      }
+      throw error;
+    }
   }
 
   private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {

@@ -11,8 +11,8 @@ export class AvatarResolver {
     description: 'Replaces the avatar (GraphQL multipart request; needs the Apollo-Require-Preflight header)',
   })
   async uploadAvatar(@Arg('file', () => GraphQLUpload) file: Promise<FileUpload>, @Ctx() ctx: GraphQLContext): Promise<UserView> {
-    const { userId } = await ctx.principal();
+    const principal = await ctx.principal();
     const upload = await file;
-    return ctx.services.avatars.upload(userId, () => upload.createReadStream());
+    return ctx.services.avatars.upload(principal, () => upload.createReadStream(), ctx.client);
   }
 }

@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Services } from '../../services.js';
 import { readSingleFile } from '../../shared/http/multipart.js';
+import { clientInfo } from '../../shared/http/request-context.js';
 import { userToJson } from '../account/user.rest.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import type { Principal } from '../auth/authenticator.js';
@@ -16,7 +17,7 @@ export function avatarUploadRoute(services: Services): Router {
       (file) => avatars.stage(file),
       (result) => result.discard(),
     );
-    res.json(userToJson(await avatars.replace(principalOf<Principal>(res).userId, staged)));
+    res.json(userToJson(await avatars.replace(principalOf<Principal>(res), staged, clientInfo(req))));
   };
   return Router().post('/me/avatar', requireAuth(services.authenticator), closeOnError, upload);
 }

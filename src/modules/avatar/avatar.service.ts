@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
+import type { Database } from '../../db/database.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { UserView } from '../account/user.view.js';
+import type { Principal } from '../auth/authenticator.js';
+import { SecurityEventType } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { AccountService } from '../account/account.service.js';
 import { encodeAvatar } from './avatar-image.js';
 import type { AvatarStorage, StoredAvatar } from './avatar-storage.js';
@@ -12,7 +17,9 @@ import type { StagedUpload, UploadStaging } from './upload-staging.js';
 /** Avatar use cases: receive, check, re-encode, store, swap, serve. */
 export class AvatarService {
   constructor(
+    private readonly db: Database,
     private readonly accounts: AccountService,
+    private readonly events: SecurityEventService,
     private readonly storage: AvatarStorage,
     private readonly staging: UploadStaging,
     private readonly logger: Logger,
@@ -24,8 +31,8 @@ export class AvatarService {
   }
 
   /** Receives and applies one upload: the whole use case for transports that hand over one stream. */
-  async upload(userId: string, source: Readable | (() => Readable)): Promise<UserView> {
-    return this.replace(userId, await this.stage(source));
+  async upload(principal: Principal, source: Readable | (() => Readable), client: ClientInfo): Promise<UserView> {
+    return this.replace(principal, await this.stage(source), client);
   }
 
   /**
@@ -33,7 +40,8 @@ export class AvatarService {
    * row points at it and the old file is deleted only after, so a failure at any step leaves the
    * previous avatar in place. The staged file is always removed.
    */
-  async replace(userId: string, staged: StagedUpload): Promise<UserView> {
+  async replace(principal: Principal, staged: StagedUpload, client: ClientInfo): Promise<UserView> {
+    const { userId } = principal;
     let encoded: Buffer;
     try {
       encoded = await encodeAvatar(staged.path);
@@ -45,7 +53,12 @@ export class AvatarService {
     await this.storage.put(key, encoded);
     let replaced: { user: UserView; previousKey: string | null };
     try {
-      replaced = await this.accounts.replaceAvatarKey(userId, key);
+      replaced = await this.db.transaction(async () => {
+        const swapped = await this.accounts.replaceAvatarKey(userId, key);
+        const event = { type: SecurityEventType.AVATAR_CHANGED, userId, phone: principal.user.phone, sessionId: principal.sessionId, client };
+        await this.events.record(event);
+        return swapped;
+      });
     } catch (error) {
       // The account is gone or the database failed: the new file is not anyone's avatar.
       await this.storage.delete(key).catch(() => undefined);

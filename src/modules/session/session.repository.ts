@@ -33,8 +33,9 @@ export class SessionRepository {
                 where ${s.id} = $1 and ${s.revokedAt} is null
                 returning ${s.user} as "userId"`,
       // On the database's clock, the one that stamped used_at.
-      reuse: `select ${r.session} as "sessionId", (${r.usedAt} is not null and ${r.usedAt} < now() - make_interval(secs => $2)) as reused
-                from ${r.table} where ${r.tokenHash} = $1`,
+      reuse: `select r.${r.session} as "sessionId", s.${s.user} as "userId",
+                     (r.${r.usedAt} is not null and r.${r.usedAt} < now() - make_interval(secs => $2)) as reused
+                from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session} where r.${r.tokenHash} = $1`,
       // The per-request check: one indexed, prepared query that also returns the user row.
       liveUser: `select ${u.columns}, s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
                    from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
@@ -71,8 +72,8 @@ export class SessionRepository {
     });
   }
 
-  /** A used token's session, and whether it was used longer than `graceSeconds` ago. */
-  reuseOf(tokenHash: string, graceSeconds: number): Promise<{ sessionId: string; reused: boolean } | undefined> {
+  /** A used token's session and user, and whether it was used longer than `graceSeconds` ago. */
+  reuseOf(tokenHash: string, graceSeconds: number): Promise<{ sessionId: string; userId: string; reused: boolean } | undefined> {
     return this.db.one(this.sql.reuse, [tokenHash, graceSeconds]);
   }
 

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { SessionJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
+import { clientInfo } from '../../shared/http/request-context.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { SessionView } from './session.service.js';
 
@@ -18,7 +19,7 @@ export function sessionRoutes({ authenticator, sessions }: Services): Router {
     res.json((await sessions.listLive(userId, sessionId)).map(sessionToJson));
   });
   router.delete('/me/sessions/:id', auth, async (req, res) => {
-    await sessions.revokeOwn(principalOf<Principal>(res).userId, req.params.id as string);
+    await sessions.revokeOwn(principalOf<Principal>(res), req.params.id as string, clientInfo(req));
     res.status(204).end();
   });
   return router;

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
-import { unauthenticated } from '../../shared/tokens/access-token.js';
 import { toUserView, type UserView } from '../account/user.view.js';
+import type { Principal } from '../auth/authenticator.js';
+import { SecurityEventType } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionRepository } from './session.repository.js';
 
 export interface SessionView {
@@ -23,6 +26,11 @@ export interface IssuedRefresh {
   refreshToken: string;
 }
 
+export type Rotation =
+  | { outcome: 'rotated'; issued: IssuedRefresh }
+  | { outcome: 'reused'; sessionId: string; userId: string }
+  | { outcome: 'invalid' };
+
 export interface SessionSettings {
   refreshTtlSeconds: number;
   refreshReuseGraceSeconds: number;
@@ -35,7 +43,9 @@ export interface SessionSettings {
  */
 export class SessionService {
   constructor(
+    private readonly db: Database,
     private readonly sessions: SessionRepository,
+    private readonly events: SecurityEventService,
     private readonly settings: SessionSettings,
   ) {}
 
@@ -53,17 +63,18 @@ export class SessionService {
     return { sessionId, userId, refreshToken };
   }
 
-  /** Exchanges a refresh token for a new one; the old one stops working. */
-  async rotate(refreshToken: string): Promise<IssuedRefresh> {
+  /**
+   * Exchanges a refresh token for a new one; the old one stops working. A used token seen again
+   * outside the grace window means it leaked: `reused`, for the caller to revoke its session. Inside
+   * the window it is most likely a client that raced two refreshes: `invalid`, the session lives on.
+   */
+  async rotate(refreshToken: string): Promise<Rotation> {
     const hash = sha256Hex(refreshToken);
     const next = randomToken();
     const rotated = await this.sessions.rotate(hash, sha256Hex(next), this.settings.refreshTtlSeconds);
-    if (rotated) return { ...rotated, refreshToken: next };
-    // A used token seen again outside the grace window means it leaked: revoke its session. Inside
-    // the window it is most likely a client that raced two refreshes, so the session lives on.
+    if (rotated) return { outcome: 'rotated', issued: { ...rotated, refreshToken: next } };
     const used = await this.sessions.reuseOf(hash, this.settings.refreshReuseGraceSeconds);
-    if (used?.reused) await this.sessions.revoke(used.sessionId);
-    throw unauthenticated('The refresh token is invalid, expired or already used');
+    return used?.reused ? { outcome: 'reused', sessionId: used.sessionId, userId: used.userId } : { outcome: 'invalid' };
   }
 
   /**
@@ -94,11 +105,13 @@ export class SessionService {
     return this.sessions.countLive(userId);
   }
 
-  /** Revokes one live session of this user; NOT_FOUND for any other id, whoever's it is. */
-  async revokeOwn(userId: string, sessionId: string): Promise<void> {
-    if (!UUID.test(sessionId) || !(await this.sessions.revokeOwn(userId, sessionId))) {
-      throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
-    }
+  /** Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id, whoever's it is. */
+  async revokeOwn(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
+    if (!UUID.test(sessionId)) throw noSuchSession();
+    await this.db.transaction(async () => {
+      if (!(await this.sessions.revokeOwn(principal.userId, sessionId))) throw noSuchSession();
+      await this.events.record({ type: SecurityEventType.SESSION_REVOKED, userId: principal.userId, phone: principal.user.phone, sessionId, client });
+    });
   }
 
   /** Ends every session of the user except `keepSessionId`. */
@@ -117,4 +130,8 @@ export class SessionService {
   sweepExpired(): Promise<Record<string, number>> {
     return this.sessions.sweepExpired();
   }
+}
+
+function noSuchSession(): AppError {
+  return new AppError(ErrorCode.NOT_FOUND, 'No such session');
 }

@@ -86,12 +86,14 @@ function accessLog({ logger, id, req }: Pending, res: Response, responseTime: nu
   });
 }
 
-/** Who is asking, as far as the service can tell: recorded with sessions and security checks. */
+/** Who is asking, as far as the service can tell: recorded with sessions and security events. */
 export interface ClientInfo {
   ip?: string;
   userAgent?: string;
+  /** The request's id (X-Request-Id), which its log lines carry too. */
+  requestId?: string;
 }
 
 export function clientInfo(req: Request): ClientInfo {
-  return { ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent') };
+  return { ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent'), requestId: req.res?.locals.requestId as string | undefined };
 }

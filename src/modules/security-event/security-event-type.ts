@@ -1,0 +1,18 @@
+/** The kinds of security events: public API (REST values and the GraphQL enum); add, never rename. */
+export const SecurityEventType = {
+  SIGN_IN: 'SIGN_IN',
+  SIGN_IN_FAILED: 'SIGN_IN_FAILED',
+  CODE_SENT: 'CODE_SENT',
+  REFRESH_REUSE: 'REFRESH_REUSE',
+  LOGOUT: 'LOGOUT',
+  SESSION_REVOKED: 'SESSION_REVOKED',
+  PASSWORD_CHANGED: 'PASSWORD_CHANGED',
+  PASSWORD_RESET: 'PASSWORD_RESET',
+  PROFILE_CHANGED: 'PROFILE_CHANGED',
+  AVATAR_CHANGED: 'AVATAR_CHANGED',
+  ACCOUNT_DELETED: 'ACCOUNT_DELETED',
+} as const;
+export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
+
+export const SignInMethod = { CODE: 'CODE', PASSWORD: 'PASSWORD' } as const;
+export type SignInMethod = (typeof SignInMethod)[keyof typeof SignInMethod];

@@ -1,0 +1,50 @@
+import { BigIntType, OptionalProps, type Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { User } from '../account/user.entity.js';
+import type { SecurityEventType, SignInMethod } from './security-event-type.js';
+
+/**
+ * Table `security_events`: who signed in, from where, and what changed on an account. Appended to
+ * and swept after the retention period, never updated: an account's deletion nulls `user_id` (the
+ * foreign key does it), the phone was masked from the start. Never a password, code, token or hash.
+ */
+@Entity({ tableName: 'security_events' })
+// "My events, newest first", page by page: the list reads this index backwards from a cursor.
+@Index({ name: 'security_events_user_id_id_idx', properties: ['user', 'id'] })
+export class SecurityEvent {
+  [OptionalProps]?: 'at' | 'method' | 'user' | 'phoneMasked' | 'ip' | 'userAgent' | 'sessionId' | 'requestId';
+
+  @PrimaryKey({ type: new BigIntType('string'), autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'string', length: 32 })
+  type!: SecurityEventType;
+
+  /** CODE or PASSWORD, on sign-ins. */
+  @Property({ type: 'string', length: 16, nullable: true })
+  method: SignInMethod | null = null;
+
+  /** The retention sweep deletes by this column. */
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  @Index({ name: 'security_events_at_idx' })
+  at!: Date;
+
+  @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'set null', updateRule: 'no action', foreignKeyName: 'security_events_user_id_fkey' })
+  user: Ref<User> | null = null;
+
+  /** E.164 with every digit but the last four masked. */
+  @Property({ type: 'string', length: 20, nullable: true })
+  phoneMasked: string | null = null;
+
+  @Property({ type: 'string', length: 64, nullable: true })
+  ip: string | null = null;
+
+  @Property({ type: 'string', length: 512, nullable: true })
+  userAgent: string | null = null;
+
+  @Property({ type: 'uuid', nullable: true })
+  sessionId: string | null = null;
+
+  @Property({ type: 'uuid', nullable: true })
+  requestId: string | null = null;
+}

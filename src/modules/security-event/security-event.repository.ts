@@ -1,0 +1,38 @@
+import type { Database } from '../../db/database.js';
+import { SecurityEvent } from './security-event.entity.js';
+import type { SecurityEventType, SignInMethod } from './security-event-type.js';
+
+export interface NewSecurityEvent {
+  type: SecurityEventType;
+  method: SignInMethod | null;
+  userId: string | null;
+  phoneMasked: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  sessionId: string | null;
+  requestId: string | null;
+}
+
+/** The `security_events` table: appended to, read page by page, swept by age; never updated. */
+export class SecurityEventRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Inside the caller's transaction, when there is one: the event commits with the change it records. */
+  async append(event: NewSecurityEvent): Promise<void> {
+    const { userId, ...rest } = event;
+    await this.db.em().insert(SecurityEvent, { ...rest, user: userId });
+  }
+
+  /** The user's events older than `beforeId` (all when absent), newest first, at most `limit`. */
+  listForUser(userId: string, beforeId: string | undefined, limit: number): Promise<SecurityEvent[]> {
+    return this.db.em().find(
+      SecurityEvent,
+      { user: userId, ...(beforeId ? { id: { $lt: beforeId } } : {}) },
+      { orderBy: { id: 'desc' }, limit },
+    );
+  }
+
+  async deleteOlderThan(date: Date): Promise<number> {
+    return this.db.em().nativeDelete(SecurityEvent, { at: { $lt: date } });
+  }
+}

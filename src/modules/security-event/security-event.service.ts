@@ -1,0 +1,88 @@
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import { encodeCursor, type SecurityEventsPage } from './security-event.inputs.js';
+import type { SecurityEventType, SignInMethod } from './security-event-type.js';
+import type { SecurityEventRepository } from './security-event.repository.js';
+
+/** What happened, to whom, from where. No field can hold a password, code, token or hash. */
+export interface SecurityEventInput {
+  type: SecurityEventType;
+  /** On sign-ins. */
+  method?: SignInMethod;
+  /** The account, when there is one. */
+  userId?: string | null;
+  /** E.164; stored masked but for the last four digits. */
+  phone?: string | null;
+  /** The session the event is about: the one created, ended, or acting. */
+  sessionId?: string | null;
+  client: ClientInfo;
+}
+
+interface SecurityEventView {
+  id: string;
+  type: SecurityEventType;
+  method: SignInMethod | null;
+  at: Date;
+  ip: string | null;
+  userAgent: string | null;
+  sessionId: string | null;
+  phoneMasked: string | null;
+}
+
+export interface SecurityEventList {
+  items: { cursor: string; event: SecurityEventView }[];
+  /** Where the next page starts; null on the last page. */
+  nextCursor: string | null;
+}
+
+const DAY_MS = 86400_000;
+
+/** `+8613800138000` -> `+*********8000`. */
+function maskPhone(e164: string): string {
+  return `+${'*'.repeat(Math.max(0, e164.length - 5))}${e164.slice(-4)}`;
+}
+
+/** The security event log: recorded by the use cases, in their transactions; read by the account's owner. */
+export class SecurityEventService {
+  constructor(
+    private readonly events: SecurityEventRepository,
+    private readonly retentionDays: number,
+  ) {}
+
+  record(event: SecurityEventInput): Promise<void> {
+    const { client } = event;
+    return this.events.append({
+      type: event.type,
+      method: event.method ?? null,
+      userId: event.userId ?? null,
+      phoneMasked: event.phone ? maskPhone(event.phone) : null,
+      ip: client.ip?.slice(0, 64) ?? null,
+      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      sessionId: event.sessionId ?? null,
+      requestId: client.requestId ?? null,
+    });
+  }
+
+  /** The user's own events, newest first, a page at a time. */
+  async list(userId: string, page: SecurityEventsPage): Promise<SecurityEventList> {
+    const rows = await this.events.listForUser(userId, page.after, page.limit + 1);
+    const items = rows.slice(0, page.limit).map((row) => ({
+      cursor: encodeCursor(row.id),
+      event: {
+        id: row.id,
+        type: row.type,
+        method: row.method,
+        at: row.at,
+        ip: row.ip,
+        userAgent: row.userAgent,
+        sessionId: row.sessionId,
+        phoneMasked: row.phoneMasked,
+      },
+    }));
+    return { items, nextCursor: rows.length > page.limit ? items.at(-1)!.cursor : null };
+  }
+
+  /** Events older than the retention period. */
+  async sweepExpired(): Promise<Record<string, number>> {
+    return { securityEvents: await this.events.deleteOlderThan(new Date(Date.now() - this.retentionDays * DAY_MS)) };
+  }
+}

@@ -1,0 +1,213 @@
+import { describe, expect, it } from '@jest/globals';
+import { MySecurityEventsDocument } from '../generated/graphql.js';
+import { wrongCode } from '../helpers/assertions.js';
+import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode, type Session } from '../helpers/factories.js';
+import { newPhone, useTestServer, type TestServer } from '../helpers/server.js';
+import { claimsOf } from '../helpers/tokens.js';
+import { errorOf } from '../graphql/support.js';
+import { expectProblem } from '../rest/support.js';
+import { NEW_PASSWORD, passwordLogin, uploadAvatar } from '../self-service/support.js';
+
+const EVENTS = '/api/v1/users/me/security-events';
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+interface EventJson {
+  id: string;
+  type: string;
+  method: string | null;
+  at: string;
+  ip: string | null;
+  userAgent: string | null;
+  sessionId: string | null;
+  phoneMasked: string | null;
+}
+
+/** Every event the token's user sees over REST, newest first, following the pages. */
+async function allEvents(t: TestServer, token: string, limit = 100): Promise<EventJson[]> {
+  const events: EventJson[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: { status: number; body: { items: EventJson[]; nextCursor: string | null } } = await t.http.get(`${EVENTS}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    expect(res.status).toBe(200);
+    events.push(...res.body.items);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return events;
+}
+
+const masked = (phone: string) => `+${'*'.repeat(phone.length - 5)}${phone.slice(-4)}`;
+const as = (ip: string, userAgent = 'security-events-test') => ({ 'x-forwarded-for': ip, 'user-agent': userAgent });
+
+describe('the security event log', () => {
+  const t = useTestServer({ TRUST_PROXY: 'loopback', SEND_CODE_INTERVAL_SECONDS: '0', REFRESH_REUSE_GRACE_SECONDS: '0' });
+
+  it('records each kind of event of an account, with time, address, user agent, session and masked phone; newest first', async () => {
+    const phone = newPhone();
+    const account: Session = await registerUser(t, phone);
+    const first = claimsOf(account.accessToken).sid;
+    const ip = '198.51.100.7';
+    expectProblem(await t.http.post('/api/v1/auth/login-password', { phone, password: 'not-the-password' }, { headers: as('203.0.113.66', 'someone else') }), 401, 'INVALID_CREDENTIALS');
+    const second = await passwordLogin(t, phone);
+    const code = await requestCode(t, phone, 'login');
+    expectProblem(await t.http.post('/api/v1/auth/login', { phone, code: wrongCode(code) }, { headers: as(ip) }), 400, 'INVALID_CODE');
+    const third = await t.http.post('/api/v1/auth/login', { phone, code }, { headers: as(ip) });
+    const thirdSid = claimsOf(third.body.accessToken).sid;
+    // Refresh reuse: the third session's first refresh token, presented again after its rotation.
+    expect((await t.http.post('/api/v1/auth/refresh', { refreshToken: third.body.refreshToken })).status).toBe(200);
+    expectProblem(await t.http.post('/api/v1/auth/refresh', { refreshToken: third.body.refreshToken }, { headers: as(ip) }), 401, 'UNAUTHENTICATED');
+    const token = account.accessToken;
+    const headers = as(ip, 'Meeting/3.1 (iPhone)');
+    expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Ada' }, token, headers })).status).toBe(200);
+    expect((await uploadAvatar(t, token)).status).toBe(200);
+    expect((await t.http.request('DELETE', `/api/v1/users/me/sessions/${claimsOf(second.accessToken).sid}`, { token, headers })).status).toBe(204);
+    expect((await t.http.request('PUT', '/api/v1/users/me/password', { body: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD }, token, headers })).status).toBe(204);
+    expect((await t.http.post('/api/v1/auth/logout', {}, { token, headers })).status).toBe(204);
+    const resetCode = await requestCode(t, phone, 'reset-password');
+    expect((await t.http.post('/api/v1/auth/reset-password', { phone, code: resetCode, newPassword: 'amber-violin-58' }, { headers })).status).toBe(204);
+    const last = await passwordLogin(t, phone, 'amber-violin-58');
+
+    const events = await allEvents(t, last.accessToken);
+    expect(events.map((e) => [e.type, e.method])).toEqual([
+      ['SIGN_IN', 'PASSWORD'],
+      ['PASSWORD_RESET', null],
+      ['CODE_SENT', null],
+      ['LOGOUT', null],
+      ['PASSWORD_CHANGED', null],
+      ['SESSION_REVOKED', null],
+      ['AVATAR_CHANGED', null],
+      ['PROFILE_CHANGED', null],
+      ['REFRESH_REUSE', null],
+      ['SIGN_IN', 'CODE'],
+      ['SIGN_IN_FAILED', 'CODE'],
+      ['CODE_SENT', null],
+      ['SIGN_IN', 'PASSWORD'],
+      ['SIGN_IN_FAILED', 'PASSWORD'],
+      // The registration: a sign-in by code (the code sent before it belonged to no account yet).
+      ['SIGN_IN', 'CODE'],
+    ]);
+    const ids = events.map((e) => BigInt(e.id));
+    expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
+    for (const event of events) {
+      expect(Object.keys(event).sort()).toEqual(['at', 'id', 'ip', 'method', 'phoneMasked', 'sessionId', 'type', 'userAgent']);
+      expect(event.at).toMatch(ISO);
+      expect(Math.abs(Date.parse(event.at) - Date.now())).toBeLessThan(60_000);
+      expect(event.phoneMasked).toBe(masked(phone));
+    }
+    const byType = (type: string, nth = 0) => events.filter((e) => e.type === type)[nth]!;
+    expect(byType('SIGN_IN_FAILED', 1)).toMatchObject({ ip: '203.0.113.66', userAgent: 'someone else', sessionId: null });
+    expect(byType('SIGN_IN', 1)).toMatchObject({ sessionId: thirdSid, ip });
+    expect(byType('SIGN_IN', 2).sessionId).toBe(claimsOf(second.accessToken).sid);
+    expect(byType('SIGN_IN', 3).sessionId).toBe(first);
+    expect(byType('REFRESH_REUSE')).toMatchObject({ sessionId: thirdSid, ip });
+    expect(byType('SESSION_REVOKED')).toMatchObject({ sessionId: claimsOf(second.accessToken).sid, ip, userAgent: 'Meeting/3.1 (iPhone)' });
+    for (const type of ['PROFILE_CHANGED', 'AVATAR_CHANGED', 'PASSWORD_CHANGED', 'LOGOUT']) expect(byType(type).sessionId).toBe(first);
+    expect(byType('PASSWORD_RESET')).toMatchObject({ sessionId: null, ip, userAgent: 'Meeting/3.1 (iPhone)' });
+  });
+
+  it('stores the request id with each event, the X-Request-Id its answer carried', async () => {
+    const phone = newPhone();
+    const code = await requestCode(t, phone);
+    const res = await t.http.post('/api/v1/auth/login', { phone, code });
+    const [row] = await t.sql<{ request_id: string; type: string }>(
+      `select request_id, type from security_events where session_id = $1`,
+      [claimsOf(res.body.accessToken).sid],
+    );
+    expect(row).toEqual({ request_id: res.headers.get('x-request-id'), type: 'SIGN_IN' });
+  });
+
+  it('shows each user their own events only, failed attempts on their phone by others included', async () => {
+    const alice = await registerUser(t);
+    const bob = await registerUser(t);
+    expectProblem(await t.http.post('/api/v1/auth/login-password', { phone: alice.phone, password: 'guessing-123' }, { headers: as('203.0.113.9') }), 401, 'INVALID_CREDENTIALS');
+    const aliceEvents = await allEvents(t, alice.accessToken);
+    const bobEvents = await allEvents(t, bob.accessToken);
+    expect(aliceEvents.map((e) => e.type)).toEqual(['SIGN_IN_FAILED', 'SIGN_IN']);
+    expect(aliceEvents[0]).toMatchObject({ ip: '203.0.113.9', phoneMasked: masked(alice.phone) });
+    expect(bobEvents.map((e) => [e.type, e.phoneMasked])).toEqual([['SIGN_IN', masked(bob.phone)]]);
+  });
+
+  it('pages with cursor and limit (default 20), on REST and as a Relay connection on GraphQL, the same events', async () => {
+    const s = await registerUser(t);
+    for (let i = 0; i < 24; i++) expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: `N${i}` }, token: s.accessToken })).status).toBe(200);
+    const firstPage = await t.http.get(EVENTS, { token: s.accessToken });
+    expect(firstPage.body.items).toHaveLength(20);
+    expect(typeof firstPage.body.nextCursor).toBe('string');
+    const all = await allEvents(t, s.accessToken, 7);
+    expect(all).toHaveLength(25);
+    expect(new Set(all.map((e) => e.id)).size).toBe(25);
+    expect(all.slice(0, 20)).toEqual(firstPage.body.items);
+    expect(all.at(-1)!.type).toBe('SIGN_IN');
+    const lastPage = await t.http.get(`${EVENTS}?limit=5&cursor=${(await t.http.get(`${EVENTS}?limit=20`, { token: s.accessToken })).body.nextCursor}`, { token: s.accessToken });
+    expect({ ids: lastPage.body.items.map((e: EventJson) => e.id), next: lastPage.body.nextCursor }).toEqual({ ids: all.slice(20).map((e) => e.id), next: null });
+
+    const nodes: EventJson[] = [];
+    let after: string | null | undefined;
+    let pages = 0;
+    for (;;) {
+      const res = await t.http.gql(MySecurityEventsDocument, { first: 10, after }, { token: s.accessToken });
+      expect(res.body.errors).toBeUndefined();
+      const connection = res.body.data!.mySecurityEvents;
+      pages++;
+      nodes.push(...connection.edges.map((e) => e.node as EventJson));
+      expect(connection.pageInfo.endCursor).toBe(connection.edges.at(-1)!.cursor);
+      if (!connection.pageInfo.hasNextPage) break;
+      after = connection.pageInfo.endCursor;
+    }
+    expect(pages).toBe(3);
+    expect(nodes).toEqual(all);
+  });
+
+  it('refuses a bad limit or cursor with 400 VALIDATION_FAILED naming the field, and a missing token with 401', async () => {
+    const s = await registerUser(t);
+    for (const limit of ['0', '101', 'abc', '2.5']) {
+      expect(expectProblem(await t.http.get(`${EVENTS}?limit=${limit}`, { token: s.accessToken }), 400, 'VALIDATION_FAILED').fields).toEqual({ limit: 'must be a whole number from 1 to 100' });
+    }
+    for (const cursor of ['nonsense', Buffer.from('event:0').toString('base64url'), Buffer.from("event:1' or 1=1").toString('base64url'), 'x'.repeat(65)]) {
+      expect(expectProblem(await t.http.get(`${EVENTS}?cursor=${cursor}`, { token: s.accessToken }), 400, 'VALIDATION_FAILED').fields).toEqual({ cursor: 'is not a cursor this service gave' });
+    }
+    expect(errorOf(await t.http.gql(MySecurityEventsDocument, { first: 0 }, { token: s.accessToken }), 'VALIDATION_FAILED').extensions?.fields).toEqual({ first: 'must be a whole number from 1 to 100' });
+    expect(errorOf(await t.http.gql(MySecurityEventsDocument, { after: 'nonsense' }, { token: s.accessToken }), 'VALIDATION_FAILED').extensions?.fields).toEqual({ after: 'is not a cursor this service gave' });
+    expectProblem(await t.http.get(EVENTS), 401, 'UNAUTHENTICATED');
+    errorOf(await t.http.gql(MySecurityEventsDocument, {}), 'UNAUTHENTICATED');
+  });
+
+  it('writes an event in the transaction of its change: when the event cannot be written, the change does not happen', async () => {
+    const s = await signInWithCode(t);
+    await t.sql(`create or replace function refuse_profile_event() returns trigger language plpgsql as $$
+                 begin raise exception 'no profile events'; end $$`);
+    await t.sql(`create trigger refuse_profile_event before insert on security_events for each row
+                 when (new.type = 'PROFILE_CHANGED') execute function refuse_profile_event()`);
+    try {
+      expectProblem(await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Rolled Back' }, token: s.accessToken }), 500, 'INTERNAL');
+    } finally {
+      await t.sql('drop trigger refuse_profile_event on security_events');
+      await t.sql('drop function refuse_profile_event');
+    }
+    expect((await t.http.get('/api/v1/users/me', { token: s.accessToken })).body.nickname).toBe(s.body.user.nickname);
+  });
+
+  it('keeps the events of a deleted account, its user nulled and its phone masked, the deletion included', async () => {
+    const s = await registerUser(t);
+    const code = await requestCode(t, s.phone, 'delete-account');
+    const before = await t.sql<{ id: string }>('select id from security_events where user_id = $1 order by id', [s.userId]);
+    expect((await t.http.request('DELETE', '/api/v1/users/me', { body: { code }, token: s.accessToken })).status).toBe(204);
+    const rows = await t.sql<{ type: string; user_id: string | null; phone_masked: string }>(
+      `select type, user_id, phone_masked from security_events where id = any($1::bigint[]) or (type = 'ACCOUNT_DELETED' and session_id = $2) order by id`,
+      [before.map((r) => r.id), claimsOf(s.accessToken).sid],
+    );
+    expect(rows).toEqual(
+      ['SIGN_IN', 'CODE_SENT', 'ACCOUNT_DELETED'].map((type) => ({ type, user_id: null, phone_masked: masked(s.phone) })),
+    );
+  });
+
+  it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (90) and keeps the others', async () => {
+    const s = await registerUser(t);
+    expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Old' }, token: s.accessToken })).status).toBe(200);
+    const [signIn] = await allEvents(t, s.accessToken).then((events) => events.filter((e) => e.type === 'SIGN_IN'));
+    await t.sql(`update security_events set at = now() - interval '91 days' where id = $1`, [signIn!.id]);
+    await t.sql(`update security_events set at = now() - interval '89 days' where user_id = $1 and type = 'PROFILE_CHANGED'`, [s.userId]);
+    const { sweepExpired } = await import('../../src/db/janitor.js');
+    expect((await sweepExpired(t.server.services.sweepers)).securityEvents).toBe(1);
+    expect((await allEvents(t, s.accessToken)).map((e) => e.type)).toEqual(['PROFILE_CHANGED']);
+  });
+});
