@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPhoneRegion } from '../shared/phone.js';
+import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -129,21 +129,6 @@ export interface Config {
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
 }
 
-export interface SmsFraudConfig {
-  /** Regions (ISO 3166-1 alpha-2) whose numbers get codes; `*`: every region. */
-  allowedCountries: string[] | '*';
-  /** E.164 prefixes (+8617...) whose numbers get no code. */
-  blockedPrefixes: string[];
-  /** SMS per region per UTC day; `*` for regions not named; a region in neither is unlimited. */
-  dailyBudget: Record<string, number>;
-  /** Below this share of codes used (over the last hour), sends to a region pause; 0: never. */
-  minConversion: number;
-  /** ...once the region had at least this many sends in that hour. */
-  conversionMinSends: number;
-  /** Distinct regions one address may ask codes for per day. */
-  countriesPerIpDaily: number;
-}
-
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -198,7 +183,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && e.SMS_PROVIDER === undefined) {
     problems.push('SMS_PROVIDER: must be chosen explicitly when NODE_ENV=production');
   }
-  const smsFraud = parseSmsFraud(e, problems);
+  const smsFraud = parseSmsFraud(
+    {
+      defaultRegion: e.DEFAULT_PHONE_REGION,
+      allowedCountries: e.SMS_ALLOWED_COUNTRIES,
+      blockedPrefixes: e.SMS_BLOCKED_PREFIXES,
+      dailyBudget: e.SMS_DAILY_BUDGET_PER_COUNTRY,
+      minConversion: e.SMS_MIN_CONVERSION,
+      conversionMinSends: e.SMS_CONVERSION_MIN_SENDS,
+      countriesPerIpDaily: e.SEND_CODE_COUNTRIES_PER_IP_DAILY,
+    },
+    problems,
+  );
   const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
@@ -273,37 +269,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
   });
-}
-
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
-
-function parseSmsFraud(e: Environment, problems: string[]): SmsFraudConfig {
-  const region = (code: string) => /^[A-Z]{2}$/.test(code) && isPhoneRegion(code);
-  const allowed = list(e.SMS_ALLOWED_COUNTRIES ?? e.DEFAULT_PHONE_REGION);
-  const unknown = allowed.filter((code) => code !== '*' && !region(code));
-  if (unknown.length > 0 || allowed.length === 0) {
-    problems.push(`SMS_ALLOWED_COUNTRIES: must be * or a comma-separated list of regions such as CN,HK${unknown.length > 0 ? ` (not regions: ${unknown.join(', ')})` : ''}`);
-  }
-  const blockedPrefixes = list(e.SMS_BLOCKED_PREFIXES);
-  const badPrefixes = blockedPrefixes.filter((p) => !/^\+\d{1,15}$/.test(p));
-  if (badPrefixes.length > 0) problems.push(`SMS_BLOCKED_PREFIXES: must be E.164 prefixes such as +86170 (not: ${badPrefixes.join(', ')})`);
-  const dailyBudget: Record<string, number> = {};
-  for (const entry of list(e.SMS_DAILY_BUDGET_PER_COUNTRY)) {
-    const match = /^([A-Z]{2}|\*)=(\d+)$/.exec(entry);
-    if (!match || (match[1] !== '*' && !region(match[1]!))) {
-      problems.push(`SMS_DAILY_BUDGET_PER_COUNTRY: ${entry} is not REGION=COUNT (CN=100000, *=500)`);
-      continue;
-    }
-    dailyBudget[match[1]!] = Number(match[2]);
-  }
-  return {
-    allowedCountries: allowed.includes('*') ? '*' : allowed,
-    blockedPrefixes,
-    dailyBudget,
-    minConversion: e.SMS_MIN_CONVERSION,
-    conversionMinSends: e.SMS_CONVERSION_MIN_SENDS,
-    countriesPerIpDaily: e.SEND_CODE_COUNTRIES_PER_IP_DAILY,
-  };
 }
 
 function parseTrustProxy(value: string): boolean | number | string[] | undefined {

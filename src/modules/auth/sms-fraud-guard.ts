@@ -1,4 +1,4 @@
-import type { SmsFraudConfig } from '../../config/config.js';
+import type { SmsFraudConfig } from '../../config/sms-fraud.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import { countryOf, type Phone } from '../../shared/phone.js';

@@ -1,0 +1,58 @@
+import { isPhoneRegion } from '../shared/phone.js';
+
+export interface SmsFraudConfig {
+  /** Regions (ISO 3166-1 alpha-2) whose numbers get codes; `*`: every region. */
+  allowedCountries: string[] | '*';
+  /** E.164 prefixes (+8617...) whose numbers get no code. */
+  blockedPrefixes: string[];
+  /** SMS per region per UTC day; `*` for regions not named; a region in neither is unlimited. */
+  dailyBudget: Record<string, number>;
+  /** Below this share of codes used (over the last hour), sends to a region pause; 0: never. */
+  minConversion: number;
+  /** ...once the region had at least this many sends in that hour. */
+  conversionMinSends: number;
+  /** Distinct regions one address may ask codes for per day. */
+  countriesPerIpDaily: number;
+}
+
+interface SmsFraudEnvironment {
+  defaultRegion: string;
+  allowedCountries?: string;
+  blockedPrefixes: string;
+  dailyBudget: string;
+  minConversion: number;
+  conversionMinSends: number;
+  countriesPerIpDaily: number;
+}
+
+const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+
+/** The SMS pumping settings as read from the environment; bad ones are added to `problems`. */
+export function parseSmsFraud(e: SmsFraudEnvironment, problems: string[]): SmsFraudConfig {
+  const region = (code: string) => /^[A-Z]{2}$/.test(code) && isPhoneRegion(code);
+  const allowed = list(e.allowedCountries ?? e.defaultRegion);
+  const unknown = allowed.filter((code) => code !== '*' && !region(code));
+  if (unknown.length > 0 || allowed.length === 0) {
+    problems.push(`SMS_ALLOWED_COUNTRIES: must be * or a comma-separated list of regions such as CN,HK${unknown.length > 0 ? ` (not regions: ${unknown.join(', ')})` : ''}`);
+  }
+  const blockedPrefixes = list(e.blockedPrefixes);
+  const badPrefixes = blockedPrefixes.filter((p) => !/^\+\d{1,15}$/.test(p));
+  if (badPrefixes.length > 0) problems.push(`SMS_BLOCKED_PREFIXES: must be E.164 prefixes such as +86170 (not: ${badPrefixes.join(', ')})`);
+  const dailyBudget: Record<string, number> = {};
+  for (const entry of list(e.dailyBudget)) {
+    const match = /^([A-Z]{2}|\*)=(\d+)$/.exec(entry);
+    if (!match || (match[1] !== '*' && !region(match[1]!))) {
+      problems.push(`SMS_DAILY_BUDGET_PER_COUNTRY: ${entry} is not REGION=COUNT (CN=100000, *=500)`);
+      continue;
+    }
+    dailyBudget[match[1]!] = Number(match[2]);
+  }
+  return {
+    allowedCountries: allowed.includes('*') ? '*' : allowed,
+    blockedPrefixes,
+    dailyBudget,
+    minConversion: e.minConversion,
+    conversionMinSends: e.conversionMinSends,
+    countriesPerIpDaily: e.countriesPerIpDaily,
+  };
+}
