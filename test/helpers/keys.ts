@@ -1,9 +1,13 @@
 // The key files of asymmetric signing in tests: made and rotated with the service's own command,
 // `npm run keys` (dist/src/keys.js, built by npm test's pretest), as an operator would.
+import { afterAll, beforeAll } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { useTestServer, type TestServer } from './server.js';
 
 const KEYS_COMMAND = fileURLToPath(new URL('../../dist/src/keys.js', import.meta.url));
 
@@ -54,4 +58,22 @@ export function keysIn(file: string): FileKeyEntry[] {
     jwk,
     privateKey: createPrivateKey({ key: jwk as never, format: 'jwk' }),
   }));
+}
+
+/**
+ * The test server of the enclosing describe block, signing with `alg` and a key file of its own that
+ * `npm run keys -- add` made first; `env` is what the server and the command share.
+ */
+export function useKeyFileServer(
+  alg: 'ES256' | 'EdDSA',
+  extra: Record<string, string> = {},
+  options: { captureLogs?: boolean } = {},
+): { t: TestServer; env: Record<string, string>; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-keys-'));
+  const file = join(dir, 'keys.json');
+  const env = { JWT_ALGORITHM: alg, JWT_PRIVATE_KEYS_FILE: file, ...extra };
+  beforeAll(() => keysOk(['add'], env));
+  const t = useTestServer(() => env, options);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return { t, env, file };
 }

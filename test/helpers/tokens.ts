@@ -35,10 +35,10 @@ export interface Forgery {
   claims?: Record<string, unknown>;
 }
 
-/** Signs an access token for `subject`'s user and session as the service would, or with the `change`s. */
-export function forgeToken(subject: { sub: string; sid: string }, change: Forgery = {}): string {
+/** The claims the service would put in a token for `subject`, with the `change`s. */
+function claimsFor(subject: { sub: string; sid: string }, change: Forgery): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
-  const payload = {
+  return {
     sub: subject.sub,
     sid: subject.sid,
     iss: change.issuer ?? 'meeting-accounts',
@@ -48,7 +48,12 @@ export function forgeToken(subject: { sub: string; sid: string }, change: Forger
     exp: now + (change.expiresIn ?? 900),
     ...change.claims,
   };
-  return jwt.sign(payload, change.secret ?? TEST_JWT_SECRET, { algorithm: change.algorithm ?? 'HS256', ...(change.kid ? { keyid: change.kid } : {}) });
+}
+
+/** Signs an access token for `subject`'s user and session as the service would, or with the `change`s. */
+export function forgeToken(subject: { sub: string; sid: string }, change: Forgery = {}): string {
+  const options: jwt.SignOptions = { algorithm: change.algorithm ?? 'HS256', ...(change.kid ? { keyid: change.kid } : {}) };
+  return jwt.sign(claimsFor(subject, change), change.secret ?? TEST_JWT_SECRET, options);
 }
 
 /** Signs a token for `subject` as the service would, with a private key: ES256 by jsonwebtoken, EdDSA by jose. */
@@ -57,17 +62,7 @@ export async function forgeSigned(
   key: { privateKey: KeyObject; alg: 'ES256' | 'EdDSA'; kid?: string },
   change: Omit<Forgery, 'secret' | 'algorithm' | 'kid'> = {},
 ): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const payload = {
-    sub: subject.sub,
-    sid: subject.sid,
-    iss: change.issuer ?? 'meeting-accounts',
-    aud: change.audience ?? 'meeting-app',
-    jti: randomUUID(),
-    iat: now,
-    exp: now + (change.expiresIn ?? 900),
-    ...change.claims,
-  };
+  const payload = claimsFor(subject, change);
   if (key.alg === 'ES256') return jwt.sign(payload, key.privateKey, { algorithm: 'ES256', ...(key.kid ? { keyid: key.kid } : {}) });
   return new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', ...(key.kid ? { kid: key.kid } : {}) }).sign(key.privateKey);
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import jwt from 'jsonwebtoken';
 import { RefreshTokenDocument } from '../generated/graphql.js';
 import { send } from '../avatar/support.js';
 import { signInWithCode } from '../helpers/factories.js';
-import { keysIn, keysOk } from '../helpers/keys.js';
+import { keysIn, useKeyFileServer } from '../helpers/keys.js';
 import { startTestServer, useTestServer, type TestServer } from '../helpers/server.js';
 import { claimsOf, forgeSigned, forgeToken, headerOf } from '../helpers/tokens.js';
 import { expectAccepted, expectRefused, unsignedToken } from './support.js';
@@ -60,12 +60,8 @@ describe('tokens and the JWKS with HS256 (the default)', () => {
 });
 
 describe.each(['ES256', 'EdDSA'] as const)('%s signing', (alg) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-keys-'));
-  const env = { JWT_ALGORITHM: alg, JWT_PRIVATE_KEYS_FILE: join(dir, 'keys.json') };
-  beforeAll(() => keysOk(['add'], env));
-  const t = useTestServer(() => env);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const key = () => keysIn(env.JWT_PRIVATE_KEYS_FILE)[0]!;
+  const { t, file } = useKeyFileServer(alg);
+  const key = () => keysIn(file)[0]!;
 
   it('publishes the public key at both paths, with public members only', async () => {
     const { kid, jwk } = key();

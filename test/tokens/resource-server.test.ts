@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signInWithCode } from '../helpers/factories.js';
-import { keysIn, keysOk } from '../helpers/keys.js';
-import { useTestServer } from '../helpers/server.js';
+import { keysIn, useKeyFileServer } from '../helpers/keys.js';
 import { claimsOf, forgeSigned } from '../helpers/tokens.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,11 +20,7 @@ function readmeExample(): string {
 }
 
 describe.each(['ES256', 'EdDSA'] as const)('the README resource server, against a service signing with %s', (alg) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-resource-server-'));
-  const env = { JWT_ALGORITHM: alg, JWT_PRIVATE_KEYS_FILE: join(dir, 'keys.json') };
-  beforeAll(() => keysOk(['add'], env));
-  const t = useTestServer(() => env);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const { t, file } = useKeyFileServer(alg);
 
   /** Runs the README's module in a Node process of its own, pointed at this service; what verifyAccessToken says of each token. */
   async function verifyElsewhere(tokens: string[]): Promise<string[]> {
@@ -58,7 +53,7 @@ describe.each(['ES256', 'EdDSA'] as const)('the README resource server, against 
     const { sub, sid } = claimsOf(s.accessToken);
     const [header, , signature] = s.accessToken.split('.');
     const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claimsOf(s.accessToken), sub: '00000000-0000-4000-8000-000000000000' })).toString('base64url')}.${signature}`;
-    const key = keysIn(env.JWT_PRIVATE_KEYS_FILE)[0]!;
+    const key = keysIn(file)[0]!;
     const expired = await forgeSigned({ sub, sid }, { privateKey: key.privateKey, alg, kid: key.kid }, { expiresIn: -60 });
     const otherAudience = await forgeSigned({ sub, sid }, { privateKey: key.privateKey, alg, kid: key.kid }, { audience: 'another-app' });
     expect(await verifyElsewhere([s.accessToken, tampered, expired, otherAudience])).toEqual([

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { signInWithCode } from '../helpers/factories.js';
-import { keysCommand, keysIn, keysOk } from '../helpers/keys.js';
-import { useTestServer, type TestServer } from '../helpers/server.js';
+import { keysCommand, keysIn, keysOk, useKeyFileServer } from '../helpers/keys.js';
+import type { TestServer } from '../helpers/server.js';
 import { claimsOf, forgeSigned, headerOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
 import { answersTo, expectAccepted, expectRefused } from './support.js';
@@ -23,12 +21,7 @@ async function expectPublished(t: TestServer, kids: string[]): Promise<void> {
 }
 
 describe('rotating the signing key with npm run keys, on a running service', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-rotation-'));
-  const file = join(dir, 'keys.json');
-  const env = { JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEYS_FILE: file, ACCESS_TOKEN_TTL_SECONDS: String(TTL_SECONDS) };
-  beforeAll(() => keysOk(['add'], env));
-  const t = useTestServer(() => env, { captureLogs: true });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const { t, env, file } = useKeyFileServer('ES256', { ACCESS_TOKEN_TTL_SECONDS: String(TTL_SECONDS) }, { captureLogs: true });
 
   it('add publishes, promote switches signing, retire drops the old key once its tokens have expired: nobody is signed out', async () => {
     const [old] = keysIn(file);
