@@ -35,8 +35,11 @@ export class SmsFraudGuard {
   }
 
   /** RATE_LIMITED once an address has asked codes for `countriesPerIpDaily` other regions within a day. */
-  admitCountry(ip: string | undefined, country: string): Promise<void> {
-    return this.limiter.admitMember(
+  async admitCountry(ip: string | undefined, country: string): Promise<void> {
+    // With no more regions served than an address may ask for (the default: one), it cannot refuse.
+    const { allowedCountries, countriesPerIpDaily } = this.settings;
+    if (allowedCountries !== '*' && allowedCountries.length <= countriesPerIpDaily) return;
+    await this.limiter.admitMember(
       { key: `send-code:countries:ip:${ip ?? 'unknown'}`, limit: this.settings.countriesPerIpDaily, windowSeconds: DAY_SECONDS },
       country,
       `Codes were asked for ${this.settings.countriesPerIpDaily} regions from this address today; no more regions today`,

@@ -6,11 +6,16 @@ const DAY_MS = 86400_000;
 
 /** The `verification_codes` table: at most one live code per (phone, purpose). */
 export class VerificationCodeRepository {
-  private readonly sql: { reserve: string; consume: string };
+  private readonly sql: { replace: string; reserve: string; consume: string };
 
   constructor(private readonly db: Database) {
     const c = db.names(VerificationCode);
     this.sql = {
+      // Prepared: every send-code writes one (the EntityManager's upsert cost send-code a third of its rate).
+      replace: `insert into ${c.table} (${c.phone}, ${c.purpose}, ${c.codeHash}, ${c.attempts}, ${c.createdAt}, ${c.expiresAt}, ${c.consumedAt})
+                values ($1, $2, $3, 0, now(), now() + make_interval(secs => $4), null)
+                on conflict (${c.phone}, ${c.purpose}) do update set ${c.codeHash} = excluded.${c.codeHash}, ${c.attempts} = 0,
+                  ${c.createdAt} = excluded.${c.createdAt}, ${c.expiresAt} = excluded.${c.expiresAt}, ${c.consumedAt} = null`,
       // Conditional update: at most `maxAttempts` guesses are ever evaluated, however many arrive at once.
       reserve: `update ${c.table} set ${c.attempts} = ${c.attempts} + 1
                  where ${c.phone} = $1 and ${c.purpose} = $2 and ${c.consumedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $3
@@ -24,12 +29,7 @@ export class VerificationCodeRepository {
 
   /** Stores a fresh code for (phone, purpose), replacing any earlier one. */
   async replace(phone: string, purpose: CodePurpose, codeHash: string, ttlSeconds: number): Promise<void> {
-    const now = new Date();
-    await this.db.em().upsert(
-      VerificationCode,
-      { phone, purpose, codeHash, attempts: 0, createdAt: now, expiresAt: new Date(now.getTime() + ttlSeconds * 1000), consumedAt: null },
-      { onConflictFields: ['phone', 'purpose'], onConflictAction: 'merge' },
-    );
+    await this.db.rows(this.sql.replace, [phone, purpose, codeHash, ttlSeconds], 'code_replace');
   }
 
   /** Counts one guess against the live code and returns its hash; `undefined` when there is none left to guess. */

@@ -118,7 +118,9 @@ interface AdmitRow extends Row {
  */
 export class PostgresRateLimitStore implements RateLimitStore {
   private readonly t: Names;
-  private readonly sql: { hit: string; undo: string; counts: string; openSet: string; addMember: string };
+  /** The chained statements, built once per kind and number of rules. */
+  private readonly chains = new Map<string, string>();
+  private readonly sql: { hit: string; undo: string; counts: string; isMember: string; openSet: string; addMember: string };
 
   constructor(private readonly db: Database) {
     const t = (this.t = db.names(RateLimit));
@@ -129,6 +131,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
       counts: `select ${t.key} as key, ${t.count} as count from ${t.table} where ${t.key} = any($1) and ${t.resetAt} > now()`,
       // A set is a row counting its members (locked by this upsert until the transaction ends) and a
       // row per member ("<set>|<member>") ending with it.
+      isMember: `select exists (select from ${t.table} where ${t.key} = $1 and ${t.resetAt} > now()) as member`,
       openSet: `${insertInto(t)} values ($1, 0, now() + make_interval(secs => $2))
        ${addToWindow(t, 0)}`,
       addMember: `with known as (select exists (select from ${t.table} where ${t.key} = $2 and ${t.resetAt} > now()) as known),
@@ -146,7 +149,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async hitInOrder(rules: Rule[]): Promise<WindowState[]> {
     const rows = await this.db.rows<Row>(
-      hitInOrderSql(this.t, rules.length),
+      this.chain('hit', rules.length, hitInOrderSql),
       [...rules.flatMap((r) => [r.key, r.windowSeconds]), ...rules.slice(0, -1).map((r) => r.limit)],
       `rate_limit_hit_in_order_${rules.length}`,
     );
@@ -165,10 +168,14 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * Two statements in one transaction: the set's row is opened (or its ended window restarted) and
-   * locked, so that the second, which sees everything committed before the lock, decides alone.
+   * A member already in the set is admitted by one read without a lock: members leave a set only
+   * when its window ends, and that is what the read checks. A new one takes two statements in one
+   * transaction: the set's row is opened (or its ended window restarted) and locked, so that the
+   * second, which sees everything committed before the lock, decides alone.
    */
-  admitMember(key: string, member: string, limit: number, windowSeconds: number): Promise<{ admitted: boolean; resetInSeconds: number }> {
+  async admitMember(key: string, member: string, limit: number, windowSeconds: number): Promise<{ admitted: boolean; resetInSeconds: number }> {
+    const known = await this.db.one<{ member: boolean }>(this.sql.isMember, [`${key}|${member}`], 'rate_limit_is_member');
+    if (known?.member) return { admitted: true, resetInSeconds: windowSeconds };
     return this.db.transaction(async () => {
       const set = toState((await this.db.one<Row>(this.sql.openSet, [key, windowSeconds]))!);
       const row = await this.db.one<{ admitted: boolean }>(this.sql.addMember, [key, `${key}|${member}`, set.count, limit]);
@@ -178,7 +185,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
     const rows = await this.db.rows<AdmitRow>(
-      admitSql(this.t, rules.length),
+      this.chain('admit', rules.length, admitSql),
       [inFlightSeconds, ...rules.flatMap((r) => [r.key, r.windowSeconds, r.limit, inFlightKey(r)])],
       `rate_limit_admit_${rules.length}`,
     );
@@ -193,14 +200,21 @@ export class PostgresRateLimitStore implements RateLimitStore {
 
   async failAttempt(rules: Rule[]): Promise<void> {
     await this.db.rows(
-      failSql(this.t, rules.length),
+      this.chain('fail', rules.length, failSql),
       rules.flatMap((r) => [r.key, r.windowSeconds, inFlightKey(r)]),
       `rate_limit_fail_${rules.length}`,
     );
   }
 
   async releaseAttempt(rules: Rule[]): Promise<void> {
-    await this.db.rows(releaseSql(this.t, rules.length), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
+    await this.db.rows(this.chain('release', rules.length, releaseSql), rules.map(inFlightKey), `rate_limit_release_${rules.length}`);
+  }
+
+  private chain(kind: string, n: number, build: (t: Names, n: number) => string): string {
+    const key = `${kind}:${n}`;
+    let text = this.chains.get(key);
+    if (!text) this.chains.set(key, (text = build(this.t, n)));
+    return text;
   }
 
   /** Windows that have ended. */

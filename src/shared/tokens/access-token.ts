@@ -24,6 +24,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * only by the key its `kid` names, with that key's algorithm: the header's `alg` is never trusted.
  */
 export class AccessTokens {
+  /**
+   * Header segments of tokens that verified, and their kid: every token of a key carries the same
+   * header, so the per-request check rarely decodes one. Only valid tokens add to it, and a few.
+   */
+  private readonly kids = new Map<string, string | undefined>();
+
   constructor(
     private readonly keys: { current(): KeyRing },
     private readonly options: AccessTokenOptions,
@@ -61,34 +67,42 @@ export class AccessTokens {
   /** Verifies signature, algorithm, issuer, audience and expiry; an unknown `kid` is UNAUTHENTICATED. */
   async verify(token: string): Promise<AccessClaims> {
     const ring = this.keys.current();
-    const kid = headerKid(token);
+    const header = token.slice(0, Math.max(0, token.indexOf('.')));
+    const kid = this.kids.has(header) ? this.kids.get(header) : headerKid(header);
     const key = kid === undefined ? ring.withoutKid : ring.find(kid);
     if (!key) throw unauthenticated();
     let payload: jwt.JwtPayload | string;
     try {
-      payload = await this.check(token, key);
+      payload = key.alg === 'EdDSA' ? await this.checkEdDSA(token, key) : this.check(token, key, key.alg);
     } catch {
       throw unauthenticated();
     }
     if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !UUID.test(payload.sub) || !UUID.test(payload.sid)) {
       throw unauthenticated();
     }
+    if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);
     return { userId: payload.sub, sessionId: payload.sid };
   }
 
-  private async check(token: string, key: TokenKey): Promise<jwt.JwtPayload | string> {
+  private check(token: string, key: TokenKey, alg: 'HS256' | 'ES256'): jwt.JwtPayload | string {
     const { issuer, audience } = this.options;
-    if (key.alg === 'EdDSA') return (await jwtVerify(token, key.verifyWith, { algorithms: ['EdDSA'], issuer, audience })).payload;
-    return jwt.verify(token, key.verifyWith, { algorithms: [key.alg], issuer, audience, complete: false });
+    return jwt.verify(token, key.verifyWith, { algorithms: [alg], issuer, audience, complete: false });
+  }
+
+  private async checkEdDSA(token: string, key: TokenKey): Promise<jwt.JwtPayload> {
+    const { issuer, audience } = this.options;
+    return (await jwtVerify(token, key.verifyWith, { algorithms: ['EdDSA'], issuer, audience })).payload;
   }
 }
 
-/** The `kid` of the token's header; undefined when there is none or the header cannot be read. */
-function headerKid(token: string): string | undefined {
-  const dot = token.indexOf('.');
-  if (dot <= 0) return undefined;
+/** Distinct headers remembered: one per key and signing library, so a few suffice. */
+const KNOWN_HEADERS = 16;
+
+/** The `kid` of a token's header segment; undefined when there is none or it cannot be read. */
+function headerKid(segment: string): string | undefined {
+  if (segment === '') return undefined;
   try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString('utf8'));
+    const header: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
     const kid = (header as { kid?: unknown } | null)?.kid;
     return typeof kid === 'string' ? kid : undefined;
   } catch {
