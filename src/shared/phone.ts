@@ -1,4 +1,4 @@
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
+import { parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
 import maxMetadata from 'libphonenumber-js/max/metadata';
 import { AppError, ErrorCode } from './errors/app-error.js';
 
@@ -33,9 +33,4 @@ export function parsePhone(input: string, defaultRegion: string): Phone {
 /** The region of an E.164 number already accepted by parsePhone. */
 export function countryOf(e164: string): string | undefined {
   return parsePhoneNumberFromString(e164, {}, metadata)?.country;
-}
-
-/** Whether libphonenumber knows `region` (ISO 3166-1 alpha-2) as a place with phone numbers. */
-export function isPhoneRegion(region: string): boolean {
-  return isSupportedCountry(region as CountryCode, metadata);
 }
