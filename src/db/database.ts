@@ -17,6 +17,8 @@ export type SqlNames<T> = { readonly table: string } & { readonly [K in keyof T 
  */
 export class Database {
   private readonly quote: (id: string) => string;
+  /** Transactions open in this process: with none, explicit SQL skips looking for one. */
+  private open = 0;
 
   /**
    * `prepare` is off for the embedded database: PGlite is one session behind every socket
@@ -45,8 +47,13 @@ export class Database {
    * joins it; a `transaction()` inside joins the outer one. Commits when `work` resolves (flushing
    * the EntityManager first), rolls back when it throws.
    */
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED });
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.open++;
+    try {
+      return await this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED });
+    } finally {
+      this.open--;
+    }
   }
 
   names<T extends object>(entity: EntityClass<T>): SqlNames<T> {
@@ -59,7 +66,7 @@ export class Database {
   }
 
   async rows<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
-    const trx = this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>();
+    const trx = this.open > 0 ? this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>() : undefined;
     if (trx) return (await trx.executeQuery<T>(CompiledQuery.raw(text, values))).rows;
     return (await this.pool.query<T>({ text, values, name: this.prepare ? name : undefined })).rows;
   }

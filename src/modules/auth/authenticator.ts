@@ -25,7 +25,8 @@ export class Authenticator {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
     if (!token) throw unauthenticated();
-    const claims = await this.tokens.verify(token);
+    const verified = this.tokens.verify(token);
+    const claims = verified instanceof Promise ? await verified : verified;
     const user = await this.sessions.liveUser(claims.sessionId, claims.userId);
     if (!user) throw unauthenticated('The session has ended; sign in again');
     return { ...claims, user };

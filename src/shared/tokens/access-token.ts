@@ -64,19 +64,33 @@ export class AccessTokens {
     });
   }
 
-  /** Verifies signature, algorithm, issuer, audience and expiry; an unknown `kid` is UNAUTHENTICATED. */
-  async verify(token: string): Promise<AccessClaims> {
+  /**
+   * Verifies signature, algorithm, issuer, audience and expiry; an unknown `kid` is UNAUTHENTICATED.
+   * Synchronous but for EdDSA (jose checks asynchronously): the per-request check awaits only that.
+   */
+  verify(token: string): AccessClaims | Promise<AccessClaims> {
     const ring = this.keys.current();
     const header = token.slice(0, Math.max(0, token.indexOf('.')));
     const kid = this.kids.has(header) ? this.kids.get(header) : headerKid(header);
     const key = kid === undefined ? ring.withoutKid : ring.find(kid);
     if (!key) throw unauthenticated();
+    if (key.alg === 'EdDSA') {
+      return this.checkEdDSA(token, key).then(
+        (payload) => this.claims(payload, header, kid),
+        () => Promise.reject(unauthenticated()),
+      );
+    }
     let payload: jwt.JwtPayload | string;
     try {
-      payload = key.alg === 'EdDSA' ? await this.checkEdDSA(token, key) : this.check(token, key, key.alg);
+      payload = this.check(token, key, key.alg);
     } catch {
       throw unauthenticated();
     }
+    return this.claims(payload, header, kid);
+  }
+
+  /** The claims of a token whose signature checked out; remembers its header's kid. */
+  private claims(payload: jwt.JwtPayload | string, header: string, kid: string | undefined): AccessClaims {
     if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !UUID.test(payload.sub) || !UUID.test(payload.sid)) {
       throw unauthenticated();
     }
