@@ -200,12 +200,35 @@ describe('the security event log', () => {
     );
   });
 
+  it('cannot be rewritten, even in SQL: the database refuses any change to an event but the deletion nulling its user', async () => {
+    const s = await registerUser(t);
+    const other = await registerUser(t);
+    const [event] = await t.sql<{ id: string }>(`select id from security_events where user_id = $1 and type = 'SIGN_IN'`, [s.userId]);
+    const changes = [
+      [`update security_events set type = 'LOGOUT' where id = $1`, [event!.id]],
+      [`update security_events set at = now() - interval '1 day' where id = $1`, [event!.id]],
+      [`update security_events set ip = '10.0.0.1', user_id = null where id = $1`, [event!.id]],
+      [`update security_events set user_id = $2 where id = $1`, [event!.id, other.userId]],
+    ] as const;
+    for (const [text, values] of changes) await expect(t.sql(text, [...values])).rejects.toThrow(`security_events is append-only: event ${event!.id} cannot be changed`);
+    expect(await t.sql('select type, user_id from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN', user_id: s.userId }]);
+    // What an account deletion does to its events (the foreign key's set null) is the one change let through.
+    await t.sql('update security_events set user_id = null where id = $1', [event!.id]);
+    expect(await t.sql('select type, user_id from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN', user_id: null }]);
+  });
+
   it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (90) and keeps the others', async () => {
     const s = await registerUser(t);
     expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Old' }, token: s.accessToken })).status).toBe(200);
     const [signIn] = await allEvents(t, s.accessToken).then((events) => events.filter((e) => e.type === 'SIGN_IN'));
-    await t.sql(`update security_events set at = now() - interval '91 days' where id = $1`, [signIn!.id]);
-    await t.sql(`update security_events set at = now() - interval '89 days' where user_id = $1 and type = 'PROFILE_CHANGED'`, [s.userId]);
+    // Ageing events rewrites them, which the database refuses (test below): its guard is off meanwhile.
+    await t.sql('alter table security_events disable trigger security_events_append_only');
+    try {
+      await t.sql(`update security_events set at = now() - interval '91 days' where id = $1`, [signIn!.id]);
+      await t.sql(`update security_events set at = now() - interval '89 days' where user_id = $1 and type = 'PROFILE_CHANGED'`, [s.userId]);
+    } finally {
+      await t.sql('alter table security_events enable trigger security_events_append_only');
+    }
     const { sweepExpired } = await import('../../src/db/janitor.js');
     expect((await sweepExpired(t.server.services.sweepers)).securityEvents).toBe(1);
     expect((await allEvents(t, s.accessToken)).map((e) => e.type)).toEqual(['PROFILE_CHANGED']);

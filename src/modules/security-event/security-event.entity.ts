@@ -7,8 +7,23 @@ import type { SecurityEventType, SignInMethod } from './security-event-type.js';
  * Table `security_events`: who signed in, from where, and what changed on an account. Appended to
  * and swept after the retention period, never updated: an account's deletion nulls `user_id` (the
  * foreign key does it), the phone was masked from the start. Never a password, code, token or hash.
+ *
+ * The database holds the table to that too: a trigger refuses every UPDATE but the foreign key's
+ * nulling of the user (every other column unchanged), whoever runs it.
  */
-@Entity({ tableName: 'security_events' })
+@Entity({
+  tableName: 'security_events',
+  triggers: [
+    {
+      name: 'security_events_append_only',
+      timing: 'before',
+      events: ['update'],
+      body: ({ user }) =>
+        `if new.${user} is null and old.${user} is not null and (to_jsonb(new) - '${user}') = (to_jsonb(old) - '${user}') then return new; end if; ` +
+        `raise exception 'security_events is append-only: event % cannot be changed', old.id using errcode = 'integrity_constraint_violation'`,
+    },
+  ],
+})
 // "My events, newest first", page by page: the list reads this index backwards from a cursor.
 @Index({ name: 'security_events_user_id_id_idx', properties: ['user', 'id'] })
 export class SecurityEvent {
