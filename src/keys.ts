@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config/config.js';
 import { generateKey, KeyFileError, readJwkSet, writeJwkSet, type AsymmetricAlgorithm, type StoredKey } from './shared/tokens/key-file.js';
-import { generatedKeyFile, JWKS_MAX_AGE_SECONDS } from './shared/tokens/signing-keys.js';
+import { generatedKeyFile, JWKS_MAX_AGE_SECONDS, verifiesUntil } from './shared/tokens/signing-keys.js';
 
 const USAGE = `usage: npm run keys -- <command>
   list                 the keys of the key file and what each does
@@ -17,9 +17,6 @@ const USAGE = `usage: npm run keys -- <command>
   retire [kid] [--force]
                        drop the demoted keys whose tokens have all expired (or kid; --force drops
                        them even while their tokens live: the holders of those must refresh)`;
-
-/** As the service: a demoted key keeps verifying a minute past the access-token lifetime. */
-const LEEWAY_MS = 60_000;
 
 class Refusal extends Error {}
 
@@ -39,7 +36,7 @@ async function main(args: string[]): Promise<string> {
     throw new Refusal(`${file} does not exist yet: the service creates it on its first start, or run npm run keys -- add`);
   }
   const keys = existsSync(file) ? readJwkSet(file) : [];
-  const liveUntil = (key: StoredKey) => new Date(new Date(key.demotedAt!).getTime() + ttlMs + LEEWAY_MS);
+  const liveUntil = (key: StoredKey) => verifiesUntil(new Date(key.demotedAt!), ttlMs);
 
   switch (command) {
     case 'list':

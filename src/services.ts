@@ -96,8 +96,8 @@ export async function createServices(config: Config, db: Database, logger: Logge
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms);
   const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
-  const postgresCounters = redis ? undefined : new PostgresRateLimitStore(db);
-  const limiter = new RateLimiter(redis ?? postgresCounters!);
+  const counters = redis ?? new PostgresRateLimitStore(db);
+  const limiter = new RateLimiter(counters);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
   const smsGuard = new SmsFraudGuard(limiter, config.smsFraud, logger);
   const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code, smsGuard);
@@ -143,7 +143,8 @@ export async function createServices(config: Config, db: Database, logger: Logge
     usage: new UsageService(statsRepository),
     sms,
     signingKeys,
-    sweepers: [codes, sessions, events, ...(postgresCounters ? [postgresCounters] : [])],
+    // Redis expires its counters itself; PostgreSQL's are swept.
+    sweepers: [codes, sessions, events, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

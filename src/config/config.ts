@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
 
 const bool = z
@@ -93,7 +94,7 @@ export interface Config {
    * Access-token signing: HS256 with the secret, or ES256/EdDSA with the keys of `privateKeysFiles`
    * (JWK sets or PEM, the first key signs), generated into the data directory when none is named.
    */
-  jwt: { secret?: string; issuer: string; audience: string; algorithm: 'HS256' | 'ES256' | 'EdDSA'; privateKeysFiles: string[] };
+  jwt: { secret?: string; issuer: string; audience: string; algorithm: JwtAlgorithm; privateKeysFiles: string[] };
   defaultPhoneRegion: string;
   registrationEnabled: boolean;
   publicConfigFile?: string;

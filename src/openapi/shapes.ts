@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SecurityEventType, SignInMethod } from '../modules/security-event/security-event-type.js';
 import { ErrorCode } from '../shared/errors/app-error.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
@@ -93,8 +94,8 @@ export type SessionJson = z.infer<typeof SessionJson>;
 
 const SecurityEventJson = z.object({
   id: z.string().describe('Increasing with time'),
-  type: z.enum(['SIGN_IN', 'SIGN_IN_FAILED', 'CODE_SENT', 'REFRESH_REUSE', 'LOGOUT', 'SESSION_REVOKED', 'PASSWORD_CHANGED', 'PASSWORD_RESET', 'PROFILE_CHANGED', 'AVATAR_CHANGED', 'ACCOUNT_DELETED']),
-  method: z.enum(['CODE', 'PASSWORD']).nullable().describe('On sign-ins'),
+  type: z.enum(SecurityEventType),
+  method: z.enum(SignInMethod).nullable().describe('On sign-ins'),
   at: timestamp,
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),

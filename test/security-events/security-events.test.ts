@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { MySecurityEventsDocument } from '../generated/graphql.js';
+import { MySecurityEventsDocument, MySessionsDocument } from '../generated/graphql.js';
 import { wrongCode } from '../helpers/assertions.js';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode, type Session } from '../helpers/factories.js';
 import { newPhone, useTestServer, type TestServer } from '../helpers/server.js';
@@ -102,6 +102,21 @@ describe('the security event log', () => {
     expect(byType('SESSION_REVOKED')).toMatchObject({ sessionId: claimsOf(second.accessToken).sid, ip, userAgent: 'Meeting/3.1 (iPhone)' });
     for (const type of ['PROFILE_CHANGED', 'AVATAR_CHANGED', 'PASSWORD_CHANGED', 'LOGOUT']) expect(byType(type).sessionId).toBe(first);
     expect(byType('PASSWORD_RESET')).toMatchObject({ sessionId: null, ip, userAgent: 'Meeting/3.1 (iPhone)' });
+  });
+
+  it('keeps the first 512 characters of a longer user agent, in the session and its event, on both transports', async () => {
+    const phone = newPhone();
+    const code = await requestCode(t, phone);
+    const userAgent = `Meeting/3.1 ${'x'.repeat(2000)}`;
+    const login = await t.http.post('/api/v1/auth/login', { phone, code }, { headers: { 'user-agent': userAgent } });
+    expect(login.status).toBe(200);
+    const token = login.body.accessToken as string;
+    const kept = userAgent.slice(0, 512);
+    expect((await t.http.get('/api/v1/users/me/sessions', { token })).body.map((s: { userAgent: string }) => s.userAgent)).toEqual([kept]);
+    expect((await t.http.gql(MySessionsDocument, {}, { token })).body.data!.mySessions.map((s) => s.userAgent)).toEqual([kept]);
+    expect((await allEvents(t, token)).filter((e) => e.type === 'SIGN_IN').map((e) => e.userAgent)).toEqual([kept]);
+    const edges = (await t.http.gql(MySecurityEventsDocument, { first: 5 }, { token })).body.data!.mySecurityEvents.edges;
+    expect(edges.filter((e) => e.node.type === 'SIGN_IN').map((e) => e.node.userAgent)).toEqual([kept]);
   });
 
   it('stores the request id with each event, the X-Request-Id its answer carried', async () => {

@@ -52,11 +52,6 @@ const gone = () => new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longe
 export class AccountService {
   constructor(private readonly deps: AccountDependencies) {}
 
-  /** An event of the signed-in user's own doing, about the session acting. */
-  private record(type: SecurityEventType, principal: Principal, client: ClientInfo): Promise<void> {
-    return this.deps.events.record({ type, userId: principal.userId, phone: principal.user.phone, sessionId: principal.sessionId, client });
-  }
-
   async findByPhone(phone: string): Promise<UserWithSecret | undefined> {
     const user = await this.deps.accounts.findByPhone(phone);
     return user ? { ...view(user), passwordHash: user.passwordHash } : undefined;
@@ -65,6 +60,13 @@ export class AccountService {
   async findById(id: string): Promise<UserView | undefined> {
     const user = await this.deps.accounts.findById(id);
     return user ? view(user) : undefined;
+  }
+
+  /** The account, or UNAUTHENTICATED when it was deleted meanwhile (its caller's token is then void too). */
+  async get(id: string): Promise<UserView> {
+    const user = await this.findById(id);
+    if (!user) throw gone();
+    return user;
   }
 
   /** `undefined` when another account has the phone (a concurrent sign-up won). */
@@ -101,7 +103,7 @@ export class AccountService {
     const normalised = normaliseNickname(nickname);
     const user = await db.transaction(async () => {
       const changed = await accounts.setNickname(principal.userId, normalised);
-      if (changed) await this.record(SecurityEventType.PROFILE_CHANGED, principal, client);
+      if (changed) await this.deps.events.recordOwn(SecurityEventType.PROFILE_CHANGED, principal, client);
       return changed;
     });
     if (!user) throw gone();
@@ -130,7 +132,7 @@ export class AccountService {
     await db.transaction(async () => {
       await accounts.setPasswordHash(account.id, passwordHash);
       await sessions.revokeOthers(account.id, principal.sessionId);
-      await this.record(SecurityEventType.PASSWORD_CHANGED, principal, client);
+      await this.deps.events.recordOwn(SecurityEventType.PASSWORD_CHANGED, principal, client);
     });
   }
 
@@ -145,7 +147,7 @@ export class AccountService {
     const phone = principal.user.phone;
     await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code);
     const deleted = await db.transaction(async () => {
-      await this.record(SecurityEventType.ACCOUNT_DELETED, principal, client);
+      await this.deps.events.recordOwn(SecurityEventType.ACCOUNT_DELETED, principal, client);
       const row = await accounts.delete(principal.userId);
       await codes.discardAll(phone);
       return row;

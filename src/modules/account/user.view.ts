@@ -12,7 +12,7 @@ export interface UserView {
 /** Where avatars are served; the key changes whenever the avatar does. */
 const AVATAR_PATH = '/api/v1/avatars/';
 
-/** What a UserView is made of: a `User` entity's fields, or a row selected with `userViewColumns`. */
+/** What a UserView is made of: a `User` entity's fields, or a row selected from `userViewSource` (account.repository.ts). */
 export interface UserFields {
   id: string;
   phone: string;

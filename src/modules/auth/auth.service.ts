@@ -190,9 +190,7 @@ export class AuthService {
     const { db, accounts, sessions, events } = this.deps;
     const rotation = await sessions.rotate(refreshToken);
     if (rotation.outcome === 'rotated') {
-      const user = await accounts.findById(rotation.issued.userId);
-      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
-      return this.payload(rotation.issued, user, false);
+      return this.payload(rotation.issued, await accounts.get(rotation.issued.userId), false);
     }
     if (rotation.outcome === 'reused') {
       const { sessionId, userId } = rotation;
@@ -210,7 +208,7 @@ export class AuthService {
     await db.transaction(async () => {
       if (allSessions) await sessions.revokeAllOf(principal.userId);
       else await sessions.revoke(principal.sessionId);
-      await events.record({ type: SecurityEventType.LOGOUT, userId: principal.userId, phone: principal.user.phone, sessionId: principal.sessionId, client });
+      await events.recordOwn(SecurityEventType.LOGOUT, principal, client);
     });
   }
 

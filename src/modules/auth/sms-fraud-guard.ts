@@ -63,7 +63,7 @@ export class SmsFraudGuard {
       ...buckets.map((b) => `sms:verified:${country}:${b}`),
     ]);
     if (budget !== undefined && counts[0]! >= budget) {
-      throw paused(`Today's SMS budget for this region (${country}) is spent; codes can be sent again after midnight UTC`, secondsToMidnight(now));
+      throw budgetSpent(country, now);
     }
     const sent = counts.slice(1, 1 + BUCKETS).reduce((a, b) => a + b, 0);
     const verified = counts.slice(1 + BUCKETS).reduce((a, b) => a + b, 0);
@@ -92,12 +92,12 @@ export class SmsFraudGuard {
         this.logger.error({ country, budget }, 'the daily SMS budget of a region is spent: send-code to it answers 503 until midnight UTC');
       }
       if (taken.count > budget) {
-        throw paused(`Today's SMS budget for this region (${country}) is spent; codes can be sent again after midnight UTC`, secondsToMidnight(now));
+        throw budgetSpent(country, now);
       }
       try {
         await deliver();
       } catch (error) {
-        await this.limiter.undo([{ key, limit: budget, windowSeconds: 2 * DAY_SECONDS }]);
+        await this.limiter.remove(key);
         throw error;
       }
     } else {
@@ -136,6 +136,10 @@ function secondsToMidnight(now: number): number {
   const midnight = new Date(now);
   midnight.setUTCHours(24, 0, 0, 0);
   return Math.max(1, Math.ceil((midnight.getTime() - now) / 1000));
+}
+
+function budgetSpent(country: string, now: number): AppError {
+  return paused(`Today's SMS budget for this region (${country}) is spent; codes can be sent again after midnight UTC`, secondsToMidnight(now));
 }
 
 function notServed(message: string): AppError {

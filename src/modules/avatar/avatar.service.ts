@@ -55,8 +55,7 @@ export class AvatarService {
     try {
       replaced = await this.db.transaction(async () => {
         const swapped = await this.accounts.replaceAvatarKey(userId, key);
-        const event = { type: SecurityEventType.AVATAR_CHANGED, userId, phone: principal.user.phone, sessionId: principal.sessionId, client };
-        await this.events.record(event);
+        await this.events.recordOwn(SecurityEventType.AVATAR_CHANGED, principal, client);
         return swapped;
       });
     } catch (error) {

@@ -1,4 +1,5 @@
 import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { Principal } from '../auth/authenticator.js';
 import { encodeCursor, type SecurityEventsPage } from './security-event.inputs.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 import type { SecurityEventRepository } from './security-event.repository.js';
@@ -55,11 +56,19 @@ export class SecurityEventService {
       method: event.method ?? null,
       userId: event.userId ?? null,
       phoneMasked: event.phone ? maskPhone(event.phone) : null,
-      ip: client.ip?.slice(0, 64) ?? null,
-      userAgent: client.userAgent?.slice(0, 512) ?? null,
+      ip: client.ip ?? null,
+      userAgent: client.userAgent ?? null,
       sessionId: event.sessionId ?? null,
       requestId: client.requestId ?? null,
     });
+  }
+
+  /**
+   * An event of the signed-in user's own doing: their account and phone, about the session acting
+   * unless `sessionId` names another (the one they revoked).
+   */
+  recordOwn(type: SecurityEventType, principal: Principal, client: ClientInfo, sessionId = principal.sessionId): Promise<void> {
+    return this.record({ type, userId: principal.userId, phone: principal.user.phone, sessionId, client });
   }
 
   /** The user's own events, newest first, a page at a time. */

@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
+import { isUuid } from '../../shared/uuid.js';
 import { toUserView, type UserView } from '../account/user.view.js';
 import type { Principal } from '../auth/authenticator.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
@@ -17,8 +18,6 @@ export interface SessionView {
   ip: string | null;
   current: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface IssuedRefresh {
   sessionId: string;
@@ -55,8 +54,8 @@ export class SessionService {
     await this.sessions.create({
       id: sessionId,
       userId,
-      userAgent: client.userAgent?.slice(0, 512) ?? null,
-      ip: client.ip?.slice(0, 64) ?? null,
+      userAgent: client.userAgent ?? null,
+      ip: client.ip ?? null,
       refreshTokenHash: sha256Hex(refreshToken),
       ttlSeconds: this.settings.refreshTtlSeconds,
     });
@@ -107,10 +106,10 @@ export class SessionService {
 
   /** Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id, whoever's it is. */
   async revokeOwn(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
-    if (!UUID.test(sessionId)) throw noSuchSession();
+    if (!isUuid(sessionId)) throw noSuchSession();
     await this.db.transaction(async () => {
       if (!(await this.sessions.revokeOwn(principal.userId, sessionId))) throw noSuchSession();
-      await this.events.record({ type: SecurityEventType.SESSION_REVOKED, userId: principal.userId, phone: principal.user.phone, sessionId, client });
+      await this.events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
     });
   }
 

@@ -88,12 +88,18 @@ function accessLog({ logger, id, req }: Pending, res: Response, responseTime: nu
 
 /** Who is asking, as far as the service can tell: recorded with sessions and security events. */
 export interface ClientInfo {
+  /** At most 64 characters, as sessions and security events keep it. */
   ip?: string;
+  /** At most 512 characters, as sessions and security events keep it. */
   userAgent?: string;
   /** The request's id (X-Request-Id), which its log lines carry too. */
   requestId?: string;
 }
 
 export function clientInfo(req: Request): ClientInfo {
-  return { ip: req.ip ?? req.socket.remoteAddress, userAgent: req.get('user-agent'), requestId: req.res?.locals.requestId as string | undefined };
+  return {
+    ip: (req.ip ?? req.socket.remoteAddress)?.slice(0, 64),
+    userAgent: req.get('user-agent')?.slice(0, 512),
+    requestId: req.res?.locals.requestId as string | undefined,
+  };
 }

@@ -81,6 +81,11 @@ export class RateLimiter {
     return this.store.hit(key, windowSeconds);
   }
 
+  /** Takes back one `add` to the window of `key`. */
+  remove(key: string): Promise<void> {
+    return this.store.undo(key);
+  }
+
   /** The counts of these windows now, counting nothing. */
   counts(keys: string[]): Promise<number[]> {
     return this.store.counts(keys);

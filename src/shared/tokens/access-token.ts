@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
 import { AppError, ErrorCode } from '../errors/app-error.js';
+import { isUuid } from '../uuid.js';
 import type { KeyRing, TokenKey } from './signing-keys.js';
 
 export interface AccessClaims {
@@ -15,8 +16,6 @@ export interface AccessTokenOptions {
   ttlSeconds: number;
 }
 
-// Session and user ids are UUIDs; anything else would reach a uuid column and fail there as a 500.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Access tokens: JWTs with `kid` in the header, signed by the key ring's signing key. HS256 and ES256
@@ -91,7 +90,7 @@ export class AccessTokens {
 
   /** The claims of a token whose signature checked out; remembers its header's kid. */
   private claims(payload: jwt.JwtPayload | string, header: string, kid: string | undefined): AccessClaims {
-    if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !UUID.test(payload.sub) || !UUID.test(payload.sid)) {
+    if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !isUuid(payload.sub) || !isUuid(payload.sid)) {
       throw unauthenticated();
     }
     if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);

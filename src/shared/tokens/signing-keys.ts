@@ -23,6 +23,11 @@ export const JWKS_MAX_AGE_SECONDS = 300;
 /** Clocks of verifiers may run a little behind ours; a demoted key is kept this long past its tokens' lifetime. */
 const CLOCK_LEEWAY_MS = 60_000;
 
+/** Until when a key demoted at `demotedAt` verifies (and is published): its last token's expiry, plus the leeway. */
+export function verifiesUntil(demotedAt: Date, accessTtlMs: number): Date {
+  return new Date(demotedAt.getTime() + accessTtlMs + CLOCK_LEEWAY_MS);
+}
+
 /**
  * The keys of one moment: the first signs; the others verify. A demoted key verifies only while a
  * token it signed can still be live (an access-token lifetime after its demotion), then it is
@@ -61,7 +66,7 @@ export class KeyRing {
   }
 
   private isLive(key: TokenKey, now: number): boolean {
-    return !key.demotedAt || key.demotedAt.getTime() + this.accessTtlMs + CLOCK_LEEWAY_MS > now;
+    return !key.demotedAt || verifiesUntil(key.demotedAt, this.accessTtlMs).getTime() > now;
   }
 }
 
