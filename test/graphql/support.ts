@@ -54,9 +54,12 @@ export function expectNothingInternal(res: HttpResult<GraphQLResponse<unknown>>)
   expect(text).not.toContain(TEST_JWT_SECRET);
 }
 
-/** Asserts RATE_LIMITED from a resolver: HTTP 200 (README), `extensions.retryAfter` equal to the Retry-After header; returns it. */
-export function expectRetryAfter(res: HttpResult<GraphQLResponse<unknown>>): number {
-  const error = errorOf(res, 'RATE_LIMITED');
+/**
+ * Asserts RATE_LIMITED (or `code`, e.g. SERVICE_UNAVAILABLE by policy) from a resolver: HTTP 200
+ * (README), `extensions.retryAfter` equal to the Retry-After header; returns it.
+ */
+export function expectRetryAfter(res: HttpResult<GraphQLResponse<unknown>>, code = 'RATE_LIMITED'): number {
+  const error = errorOf(res, code);
   expect(res.status).toBe(200);
   const retryAfter = error.extensions?.retryAfter;
   expect(typeof retryAfter).toBe('number');

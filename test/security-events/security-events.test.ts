@@ -1,10 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
-import { MySecurityEventsDocument, MySessionsDocument } from '../generated/graphql.js';
+import {
+  ChangePasswordDocument,
+  LoginDocument,
+  LoginWithPasswordDocument,
+  LogoutDocument,
+  MySecurityEventsDocument,
+  MySessionsDocument,
+  RefreshTokenDocument,
+  RevokeSessionDocument,
+  SendCodeDocument,
+  UpdateProfileDocument,
+} from '../generated/graphql.js';
 import { wrongCode } from '../helpers/assertions.js';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode, type Session } from '../helpers/factories.js';
 import { newPhone, useTestServer, type TestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
-import { errorOf } from '../graphql/support.js';
+import { dataOf, errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
 import { NEW_PASSWORD, passwordLogin, uploadAvatar } from '../self-service/support.js';
 
@@ -119,6 +130,46 @@ describe('the security event log', () => {
     expect(edges.filter((e) => e.node.type === 'SIGN_IN').map((e) => e.node.userAgent)).toEqual([kept]);
   });
 
+  it('records the events of GraphQL operations as of REST ones: sign-ins and failures, reuse, revocation, changes, logout', async () => {
+    const s = await registerUser(t);
+    const { phone, userId } = s;
+    const headers = as('198.51.100.77', 'graphql-client');
+    const gql: typeof t.http.gql = (document, variables, options = {}) => t.http.gql(document, variables, { headers, ...options });
+    dataOf(await gql(SendCodeDocument, { input: { phone, purpose: 'LOGIN' } }));
+    const code = await t.codeFor(phone, 'login');
+    errorOf(await gql(LoginDocument, { input: { phone, code: wrongCode(code) } }), 'INVALID_CODE');
+    errorOf(await gql(LoginWithPasswordDocument, { input: { phone, password: 'not-the-password' } }), 'INVALID_CREDENTIALS');
+    const b = dataOf(await gql(LoginWithPasswordDocument, { input: { phone, password: GOOD_PASSWORD } })).loginWithPassword;
+    // b's first refresh token, presented again after its rotation: reuse, which ends b.
+    dataOf(await gql(RefreshTokenDocument, { refreshToken: b.refreshToken }));
+    errorOf(await gql(RefreshTokenDocument, { refreshToken: b.refreshToken }), 'UNAUTHENTICATED');
+    const c = dataOf(await gql(LoginDocument, { input: { phone, code } })).login;
+    const token = c.accessToken;
+    dataOf(await gql(UpdateProfileDocument, { input: { nickname: 'Via GraphQL' } }, { token }));
+    dataOf(await gql(RevokeSessionDocument, { id: claimsOf(s.accessToken).sid }, { token }));
+    dataOf(await gql(ChangePasswordDocument, { input: { currentPassword: GOOD_PASSWORD, newPassword: NEW_PASSWORD } }, { token }));
+    dataOf(await gql(LogoutDocument, {}, { token }));
+
+    const rows = await t.sql<{ type: string; method: string | null; session_id: string | null; ip: string; user_agent: string }>(
+      'select type, method, session_id, ip, user_agent from security_events where user_id = $1 and id > (select min(id) from security_events where user_id = $1) order by id',
+      [userId],
+    );
+    const [sidB, sidC] = [claimsOf(b.accessToken).sid, claimsOf(c.accessToken).sid];
+    expect(rows.map((r) => [r.type, r.method, r.session_id])).toEqual([
+      ['CODE_SENT', null, null],
+      ['SIGN_IN_FAILED', 'CODE', null],
+      ['SIGN_IN_FAILED', 'PASSWORD', null],
+      ['SIGN_IN', 'PASSWORD', sidB],
+      ['REFRESH_REUSE', null, sidB],
+      ['SIGN_IN', 'CODE', sidC],
+      ['PROFILE_CHANGED', null, sidC],
+      ['SESSION_REVOKED', null, claimsOf(s.accessToken).sid],
+      ['PASSWORD_CHANGED', null, sidC],
+      ['LOGOUT', null, sidC],
+    ]);
+    expect(new Set(rows.map((r) => `${r.ip} ${r.user_agent}`))).toEqual(new Set(['198.51.100.77 graphql-client']));
+  });
+
   it('stores the request id with each event, the X-Request-Id its answer carried', async () => {
     const phone = newPhone();
     const code = await requestCode(t, phone);
@@ -170,6 +221,15 @@ describe('the security event log', () => {
     }
     expect(pages).toBe(3);
     expect(nodes).toEqual(all);
+
+    // The defaults: 20 on both transports, also for parameters sent empty; an exactly full last page has no next one.
+    const token = s.accessToken;
+    expect((await t.http.get(`${EVENTS}?cursor=&limit=`, { token })).body).toEqual(firstPage.body);
+    const byDefault = dataOf(await t.http.gql(MySecurityEventsDocument, {}, { token })).mySecurityEvents;
+    expect({ ids: byDefault.edges.map((e) => e.node.id), next: byDefault.pageInfo.hasNextPage }).toEqual({ ids: all.slice(0, 20).map((e) => e.id), next: true });
+    expect((await t.http.get(`${EVENTS}?limit=25`, { token })).body.nextCursor).toBeNull();
+    const whole = dataOf(await t.http.gql(MySecurityEventsDocument, { first: 25 }, { token })).mySecurityEvents;
+    expect({ edges: whole.edges.length, next: whole.pageInfo.hasNextPage }).toEqual({ edges: 25, next: false });
   });
 
   it('refuses a bad limit or cursor with 400 VALIDATION_FAILED naming the field, and a missing token with 401', async () => {
@@ -180,7 +240,9 @@ describe('the security event log', () => {
     for (const cursor of ['nonsense', Buffer.from('event:0').toString('base64url'), Buffer.from("event:1' or 1=1").toString('base64url'), 'x'.repeat(65)]) {
       expect(expectProblem(await t.http.get(`${EVENTS}?cursor=${cursor}`, { token: s.accessToken }), 400, 'VALIDATION_FAILED').fields).toEqual({ cursor: 'is not a cursor this service gave' });
     }
-    expect(errorOf(await t.http.gql(MySecurityEventsDocument, { first: 0 }, { token: s.accessToken }), 'VALIDATION_FAILED').extensions?.fields).toEqual({ first: 'must be a whole number from 1 to 100' });
+    for (const first of [0, 101, -1]) {
+      expect(errorOf(await t.http.gql(MySecurityEventsDocument, { first }, { token: s.accessToken }), 'VALIDATION_FAILED').extensions?.fields).toEqual({ first: 'must be a whole number from 1 to 100' });
+    }
     expect(errorOf(await t.http.gql(MySecurityEventsDocument, { after: 'nonsense' }, { token: s.accessToken }), 'VALIDATION_FAILED').extensions?.fields).toEqual({ after: 'is not a cursor this service gave' });
     expectProblem(await t.http.get(EVENTS), 401, 'UNAUTHENTICATED');
     errorOf(await t.http.gql(MySecurityEventsDocument, {}), 'UNAUTHENTICATED');
@@ -232,20 +294,36 @@ describe('the security event log', () => {
     expect(await t.sql('select type, user_id from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN', user_id: null }]);
   });
 
-  it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (90) and keeps the others', async () => {
-    const s = await registerUser(t);
-    expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Old' }, token: s.accessToken })).status).toBe(200);
-    const [signIn] = await allEvents(t, s.accessToken).then((events) => events.filter((e) => e.type === 'SIGN_IN'));
-    // Ageing events rewrites them, which the database refuses (test below): its guard is off meanwhile.
-    await t.sql('alter table security_events disable trigger security_events_append_only');
-    try {
-      await t.sql(`update security_events set at = now() - interval '91 days' where id = $1`, [signIn!.id]);
-      await t.sql(`update security_events set at = now() - interval '89 days' where user_id = $1 and type = 'PROFILE_CHANGED'`, [s.userId]);
-    } finally {
-      await t.sql('alter table security_events enable trigger security_events_append_only');
-    }
-    const { sweepExpired } = await import('../../src/db/janitor.js');
-    expect((await sweepExpired(t.server.services.sweepers)).securityEvents).toBe(1);
-    expect((await allEvents(t, s.accessToken)).map((e) => e.type)).toEqual(['PROFILE_CHANGED']);
+  it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (default 90) and keeps the others', async () => {
+    await expectRetention(t, 90);
   });
 });
+
+describe('SECURITY_EVENT_RETENTION_DAYS set', () => {
+  const t = useTestServer({ SECURITY_EVENT_RETENTION_DAYS: '7' });
+
+  it('sweeps events older than the days set, with the janitor of the running service', async () => {
+    await expectRetention(t, 7);
+  });
+});
+
+/**
+ * A user's sign-in aged a day past `days`, their profile change a day short of it: the service's own
+ * janitor sweeps the first and keeps the second.
+ */
+async function expectRetention(t: TestServer, days: number): Promise<void> {
+  const s = await registerUser(t);
+  expect((await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Old' }, token: s.accessToken })).status).toBe(200);
+  // Ageing events rewrites them, which the database refuses (test above): its guard is off meanwhile.
+  await t.sql('alter table security_events disable trigger security_events_append_only');
+  try {
+    await t.sql(`update security_events set at = now() - make_interval(days => $2) where user_id = $1 and type = 'SIGN_IN'`, [s.userId, days + 1]);
+    await t.sql(`update security_events set at = now() - make_interval(days => $2) where user_id = $1 and type = 'PROFILE_CHANGED'`, [s.userId, days - 1]);
+  } finally {
+    await t.sql('alter table security_events enable trigger security_events_append_only');
+  }
+  const { sweepExpired } = await import('../../src/db/janitor.js');
+  // At least this user's sign-in (events of other tests in the database may be as old).
+  expect((await sweepExpired(t.server.services.sweepers)).securityEvents).toBeGreaterThanOrEqual(1);
+  expect((await allEvents(t, s.accessToken)).map((e) => e.type)).toEqual(['PROFILE_CHANGED']);
+}

@@ -30,6 +30,18 @@ async function jwks(t: TestServer, path = JWKS_PATHS[0]!) {
 
 const subjectOf = (token: string) => ({ sub: claimsOf(token).sub, sid: claimsOf(token).sid });
 
+/** Both paths answer a matching If-None-Match with 304 and no body, another ETag with 200. */
+async function expectRevalidation(t: TestServer): Promise<void> {
+  for (const path of JWKS_PATHS) {
+    // Over node:http: fetch adds Cache-Control: no-cache to a conditional request, which rightly forbids a 304.
+    const get = (headers: Record<string, string> = {}) => send(`${t.url}${path}`, 'GET', headers);
+    const etag = (await get()).headers.etag!;
+    const again = await get({ 'if-none-match': etag });
+    expect({ path, status: again.status, etag: again.headers.etag, body: again.raw.length }).toEqual({ path, status: 304, etag, body: 0 });
+    expect((await get({ 'if-none-match': '"other"' })).status).toBe(200);
+  }
+}
+
 describe('tokens and the JWKS with HS256 (the default)', () => {
   const t = useTestServer();
 
@@ -43,6 +55,10 @@ describe('tokens and the JWKS with HS256 (the default)', () => {
         etag: expect.stringMatching(/^"[A-Za-z0-9_-]{27}"$/),
       });
     }
+  });
+
+  it('revalidates the empty set by ETag at both paths', async () => {
+    await expectRevalidation(t);
   });
 
   it('puts a kid in every token header, and refuses a token naming another kid', async () => {
@@ -76,13 +92,8 @@ describe.each(['ES256', 'EdDSA'] as const)('%s signing', (alg) => {
     expect(kid).toBe(await calculateJwkThumbprint(publicMembers as JWK));
   });
 
-  it('revalidates by ETag: a matching If-None-Match is 304 without a body', async () => {
-    // Over node:http: fetch adds Cache-Control: no-cache to a conditional request, which rightly forbids a 304.
-    const get = (headers: Record<string, string> = {}) => send(`${t.url}/.well-known/jwks.json`, 'GET', headers);
-    const etag = (await get()).headers.etag!;
-    const again = await get({ 'if-none-match': etag });
-    expect({ status: again.status, etag: again.headers.etag, body: again.raw.length }).toEqual({ status: 304, etag, body: 0 });
-    expect((await get({ 'if-none-match': '"other"' })).status).toBe(200);
+  it('revalidates by ETag at both paths: a matching If-None-Match is 304 without a body', async () => {
+    await expectRevalidation(t);
   });
 
   it('signs every token with the key: its alg and kid in the header, the contract claims; both transports accept it, and a refreshed one', async () => {
@@ -186,6 +197,26 @@ describe('PEM key files', () => {
   });
 });
 
+describe('several key files (JWT_PRIVATE_KEYS_FILE=a,b)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-two-files-'));
+  const pairs = [generateKeyPairSync('ec', { namedCurve: 'P-256' }), generateKeyPairSync('ec', { namedCurve: 'P-256' })];
+  const files = pairs.map((pair, i) => {
+    const path = join(dir, `keys-${i}.pem`);
+    writeFileSync(path, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    return path;
+  });
+  const t = useTestServer({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEYS_FILE: files.join(',') });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sign with the first key of the first file, publish and accept the keys of both', async () => {
+    const kids = await Promise.all(pairs.map((pair) => calculateJwkThumbprint(pair.publicKey.export({ format: 'jwk' }) as JWK)));
+    expect((await jwks(t)).body.keys.map((k) => k.kid)).toEqual(kids);
+    const s = await signInWithCode(t);
+    expect(headerOf(s.accessToken).kid).toBe(kids[0]);
+    await expectAccepted(t, await forgeSigned(subjectOf(s.accessToken), { privateKey: pairs[1]!.privateKey, alg: 'ES256', kid: kids[1] }), s.userId);
+  });
+});
+
 describe('key files that cannot be used', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ma-bad-keys-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -194,6 +225,7 @@ describe('key files that cannot be used', () => {
     return join(dir, name);
   };
   const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
   it.each([
     ['a missing file', 'ES256', () => join(dir, 'missing.json'), /missing\.json: cannot be read \(ENOENT\)/],
@@ -201,6 +233,8 @@ describe('key files that cannot be used', () => {
     ['an RSA key', 'ES256', () => file('rsa.pem', rsa), /rsa\.pem: holds a rsa key; only EC P-256 \(ES256\) and Ed25519 \(EdDSA\) keys sign tokens/],
     ['a JWK set without keys', 'ES256', () => file('empty.json', '{"keys":[]}'), /empty\.json: holds no key/],
     ['an EdDSA key while JWT_ALGORITHM is ES256', 'ES256', () => file('ed.pem', generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), /ed\.pem: its first key, which signs, is EdDSA, but JWT_ALGORITHM is ES256/],
+    ['an ES256 key while JWT_ALGORITHM is EdDSA', 'EdDSA', () => file('ec.pem', ec), /ec\.pem: its first key, which signs, is ES256, but JWT_ALGORITHM is EdDSA/],
+    ['one key in two files', 'ES256', () => `${file('one.pem', ec)},${file('same.pem', ec)}`, /appears in more than one of .+one\.pem, .+same\.pem/],
   ])('stop the start with a message naming the file: %s', async (_what, alg, path, message) => {
     await expect(startTestServer({ JWT_ALGORITHM: alg, JWT_PRIVATE_KEYS_FILE: path() })).rejects.toThrow(message);
   });

@@ -82,8 +82,17 @@ describe('configuration', () => {
     expect(() => loadConfig({ SMS_ALLOWED_COUNTRIES: 'CN,XX,china' })).toThrow(/SMS_ALLOWED_COUNTRIES: .+\(not regions: XX, china\)/);
     expect(() => loadConfig({ SMS_BLOCKED_PREFIXES: '86170' })).toThrow(/SMS_BLOCKED_PREFIXES: must be E.164 prefixes such as \+86170 \(not: 86170\)/);
     expect(() => loadConfig({ SMS_DAILY_BUDGET_PER_COUNTRY: 'CN:100' })).toThrow(/SMS_DAILY_BUDGET_PER_COUNTRY: CN:100 is not REGION=COUNT/);
-    expect(() => loadConfig({ SMS_MIN_CONVERSION: '1.5' })).toThrow(/SMS_MIN_CONVERSION: must be between 0 and 1/);
-    expect(() => loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '0' })).toThrow(/SECURITY_EVENT_RETENTION_DAYS/);
+    for (const entry of ['XX=5', 'CN=-1', 'CN=1.5', 'cn=5']) {
+      expect(() => loadConfig({ SMS_DAILY_BUDGET_PER_COUNTRY: entry })).toThrow(`SMS_DAILY_BUDGET_PER_COUNTRY: ${entry} is not REGION=COUNT`);
+    }
+    for (const value of ['1.5', '-0.1']) expect(() => loadConfig({ SMS_MIN_CONVERSION: value })).toThrow(/SMS_MIN_CONVERSION: must be between 0 and 1/);
+    expect(() => loadConfig({ SMS_MIN_CONVERSION: 'half' })).toThrow(/SMS_MIN_CONVERSION: must be a number/);
+    for (const key of ['SMS_CONVERSION_MIN_SENDS', 'SEND_CODE_COUNTRIES_PER_IP_DAILY', 'SECURITY_EVENT_RETENTION_DAYS']) {
+      for (const value of ['0', 'abc']) expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`${key}: `));
+    }
+    expect(() => loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '36501' })).toThrow(/SECURITY_EVENT_RETENTION_DAYS: /);
+    expect(loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '36500' }).securityEvents).toEqual({ retentionDays: 36500 });
+    expect(loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '7' }).securityEvents).toEqual({ retentionDays: 7 });
     expect(loadConfig({}).securityEvents).toEqual({ retentionDays: 90 });
   });
 

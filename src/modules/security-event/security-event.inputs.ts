@@ -20,9 +20,12 @@ const limitField = z.coerce
   .min(1, 'must be a whole number from 1 to 100')
   .max(100, 'must be a whole number from 1 to 100');
 
+/** A query parameter sent empty (`?cursor=&limit=`, as a client fills in a template) reads as absent. */
+const emptyAsAbsent = (value: unknown) => (value === '' ? undefined : value);
+
 /** REST: `?cursor=&limit=` (limit 1-100, default 20). */
 export const SecurityEventsQuerySchema = z
-  .object({ cursor: cursorField.optional(), limit: limitField.default(20) })
+  .object({ cursor: z.preprocess(emptyAsAbsent, cursorField.optional()), limit: z.preprocess(emptyAsAbsent, limitField.default(20)) })
   .transform(({ cursor, limit }) => ({ after: cursor, limit }));
 
 /** GraphQL: `mySecurityEvents(first, after)`, the same rules. */
