@@ -28,7 +28,8 @@ export const notFound: RequestHandler = (req) => {
 
 /**
  * Errors raised by HTTP middleware before any service runs: body-parser's carry a `type`,
- * graphql-upload's are http-errors with a `status`. Everything else goes through `toAppError`.
+ * graphql-upload's are http-errors with a `status`, the router's path parameters that are not valid
+ * percent-encoding a URIError. Everything else goes through `toAppError`.
  */
 export function toHttpAppError(error: unknown): AppError {
   return fromMiddleware((error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }) ?? toAppError(error);
@@ -36,6 +37,11 @@ export function toHttpAppError(error: unknown): AppError {
 
 function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }): AppError | undefined {
   if (error instanceof AppError) return error;
+  // The router marks a path parameter it cannot decode (`%ZZ`, a lone `%`, bytes that are not UTF-8)
+  // with status 400: malformed rather than unknown, so VALIDATION_FAILED, not NOT_FOUND.
+  if (error.status === 400 && error instanceof URIError) {
+    return new AppError(ErrorCode.VALIDATION_FAILED, 'The path is not valid percent-encoded UTF-8', { fields: { '(path)': 'must be valid percent-encoded UTF-8' } });
+  }
   if (error.type === undefined && error.expose === true) {
     if (error.status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, String(error.message));
     if (error.status === 400) return new AppError(ErrorCode.VALIDATION_FAILED, String(error.message));
