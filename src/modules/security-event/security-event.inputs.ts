@@ -5,13 +5,19 @@ export function encodeCursor(id: string): string {
   return Buffer.from(`event:${id}`).toString('base64url');
 }
 
+/** The largest id a `bigint` column holds: no cursor this service gave is past it, and SQL refuses one that is. */
+const MAX_EVENT_ID = 2n ** 63n - 1n;
+
 const cursorField = z
   .string({ error: 'must be a string' })
   .max(64, 'is not a cursor this service gave')
   .transform((value, ctx) => {
     const id = /^event:([1-9]\d{0,18})$/.exec(Buffer.from(value, 'base64url').toString('utf8'))?.[1];
-    if (!id) ctx.addIssue({ code: 'custom', message: 'is not a cursor this service gave' });
-    return id ?? z.NEVER;
+    if (!id || BigInt(id) > MAX_EVENT_ID) {
+      ctx.addIssue({ code: 'custom', message: 'is not a cursor this service gave' });
+      return z.NEVER;
+    }
+    return id;
   });
 
 const limitField = z.coerce
