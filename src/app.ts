@@ -10,6 +10,7 @@ import { errorPlugin, formatError } from './graphql/errors.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
+import { servedOperationTypesOnly } from './graphql/validation.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -82,7 +83,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
       ApolloServerPluginCacheControlDisabled(),
       landingPagePlugin(config.graphqlExplorer),
     ],
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, servedOperationTypesOnly],
     allowBatchedHttpRequests: false,
     introspection: !config.isProduction,
     // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.

@@ -8,8 +8,8 @@ import { graphqlExtensions, publicError } from '../shared/errors/public-error.js
 import type { Logger } from '../shared/logger.js';
 import type { GraphQLContext } from './context.js';
 
-/** Apollo's own request errors: the document or the variables do not fit the schema. */
-const REQUEST_ERRORS = new Set([
+/** Apollo's codes for request errors: the request, the document or the variables do not fit the schema. */
+const REQUEST_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
@@ -19,11 +19,23 @@ const REQUEST_ERRORS = new Set([
   'PERSISTED_QUERY_NOT_SUPPORTED',
 ]);
 
+/**
+ * Whether Apollo refused the request as the client's mistake: by one of its request error codes, or,
+ * for the few it raises without a code (a persisted query of an unknown version, or whose hash does
+ * not match), by the 4xx status it gives them.
+ */
+function isRequestError(error: unknown): boolean {
+  if (error instanceof AppError) return false;
+  const extensions = (error as { extensions?: { code?: unknown; http?: { status?: unknown } } } | null)?.extensions;
+  const code = extensions?.code;
+  const status = extensions?.http?.status;
+  return (typeof code === 'string' && REQUEST_CODES.has(code)) || (typeof status === 'number' && status >= 400 && status < 500);
+}
+
 /** The GraphQL mapping of the error catalogue: `extensions.code` and nothing internal. */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
-  const apolloCode = formatted.extensions?.code;
-  if (!(original instanceof AppError) && typeof apolloCode === 'string' && REQUEST_ERRORS.has(apolloCode)) {
+  if (isRequestError(original)) {
     const fields = variableFields(formatted.message);
     const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
     return { message: formatted.message, locations: formatted.locations, extensions };
@@ -57,7 +69,7 @@ export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> 
             const original = unwrapResolverError(error);
             // The client's own mistake (answered as VALIDATION_FAILED): not logged, as graphql-js
             // messages quote the variables, passwords included.
-            if (!(original instanceof AppError) && REQUEST_ERRORS.has(String(error.extensions?.code))) continue;
+            if (isRequestError(original)) continue;
             const appError = toAppError(original);
             if (isServerFault(appError)) {
               logger.error({ err: appError.cause ?? appError, requestId: contextValue?.requestId, path: error.path }, 'graphql operation failed');
