@@ -18,6 +18,7 @@ import type { IssuedRefresh, SessionService } from '../session/session.service.j
 import type { Principal } from './authenticator.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
+import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 
 export interface AuthPayload {
@@ -70,10 +71,10 @@ export class AuthService {
   /**
    * Order: the region (free), the address's hourly limit and regions, the purpose checks, the
    * region's budget and breaker, then the phone's limits; a request refused by an earlier rule uses
-   * up no later one, and one whose SMS could not go out gives back what it took.
+   * up no later one, and one whose SMS surely did not go out gives back what it took.
    */
   async sendCode(input: SendCodeInput, client: ClientInfo): Promise<SendCodeResult> {
-    const { accounts, codes, limiter, sms, smsGuard } = this.deps;
+    const { accounts, codes, limiter, smsGuard } = this.deps;
     const { sendCode: limits, codeTtlSeconds } = this.settings;
     const phone = this.phone(input.phone);
     const purpose = input.purpose;
@@ -102,16 +103,17 @@ export class AuthService {
 
     const mustExist = purpose === CodePurpose.RESET_PASSWORD || purpose === CodePurpose.DELETE_ACCOUNT;
     if (!mustExist || user) {
+      // Issued before sending and never withdrawn: after a timeout the SMS may have arrived.
       const code = await codes.issue(phone.e164, purpose);
-      const deliver = () =>
-        sms.send({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds }).catch((error: unknown) => {
-          throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
-        });
       try {
-        await smsGuard.send(phone.country, deliver);
+        await smsGuard.send(phone.country, () => this.deliver({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds }));
       } catch (error) {
-        // Nothing reached the user: the attempt must not use up the phone's allowance.
-        await limiter.undo(perPhone);
+        // Only a send that surely reached no one gives the phone's allowance back; one that may
+        // have gone out (a timeout) counts, or a slow provider would let anyone send without limit.
+        if (!(error instanceof SmsDeliveryError) || error.definite) await limiter.undo(perPhone);
+        if (error instanceof SmsDeliveryError) {
+          throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+        }
         throw error;
       }
       // After the provider took it: the event records an SMS that went out.
@@ -210,6 +212,16 @@ export class AuthService {
       else await sessions.revoke(principal.sessionId);
       await events.recordOwn(SecurityEventType.LOGOUT, principal, client);
     });
+  }
+
+  /** The provider's send; whatever it throws is an SmsDeliveryError (unknown failures: maybe sent). */
+  private async deliver(message: SmsMessage): Promise<void> {
+    try {
+      await this.deps.sms.send(message);
+    } catch (error) {
+      if (error instanceof SmsDeliveryError) throw error;
+      throw new SmsDeliveryError(`${this.deps.sms.name}: failed`, { definite: false, cause: error });
+    }
   }
 
   private phone(raw: string): Phone {

@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import { countryOf, type Phone } from '../../shared/phone.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
+import { surelyNotSent } from './sms/sms-provider.js';
 
 const DAY_SECONDS = 86400;
 /** The conversion window is an hour of buckets this long, summed: it slides by one bucket at a time. */
@@ -80,13 +81,14 @@ export class SmsFraudGuard {
 
   /**
    * Sends one SMS to `country` through `deliver`: takes it from the region's budget first
-   * (SERVICE_UNAVAILABLE if concurrent sends took the last of it), gives it back if delivery fails,
-   * and counts it in the conversion window once delivered.
+   * (SERVICE_UNAVAILABLE if concurrent sends took the last of it), gives it back only if delivery
+   * surely sent nothing (a timeout may have sent it: it stays spent), and counts it in the conversion
+   * window once it may have gone out.
    */
   async send(country: string, deliver: () => Promise<void>, now = Date.now()): Promise<void> {
     const budget = this.budgetOf(country);
+    const key = budgetKey(country, now);
     if (budget !== undefined) {
-      const key = budgetKey(country, now);
       const taken = await this.limiter.add(key, 2 * DAY_SECONDS);
       if (taken.count === budget) {
         this.logger.error({ country, budget }, 'the daily SMS budget of a region is spent: send-code to it answers 503 until midnight UTC');
@@ -94,14 +96,16 @@ export class SmsFraudGuard {
       if (taken.count > budget) {
         throw budgetSpent(country, now);
       }
-      try {
-        await deliver();
-      } catch (error) {
-        await this.limiter.remove(key);
-        throw error;
-      }
-    } else {
+    }
+    try {
       await deliver();
+    } catch (error) {
+      if (surelyNotSent(error)) {
+        if (budget !== undefined) await this.limiter.remove(key);
+      } else if (this.settings.minConversion > 0) {
+        await this.count('sent', country, now);
+      }
+      throw error;
     }
     if (this.settings.minConversion > 0) await this.count('sent', country, now);
   }

@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { SmsMessage, SmsProvider } from './sms-provider.js';
+import { SmsDeliveryError, type SmsMessage, type SmsProvider } from './sms-provider.js';
 
 /** Appends one JSON line `{ phone, code, purpose, sentAt }` per message; for tests and staging. */
 export class FileSmsProvider implements SmsProvider {
@@ -13,9 +13,14 @@ export class FileSmsProvider implements SmsProvider {
   }
 
   async send({ phone, code, purpose }: SmsMessage): Promise<void> {
-    this.ready ??= mkdir(dirname(this.destination), { recursive: true });
-    await this.ready;
     const line = JSON.stringify({ phone, code, purpose, sentAt: new Date().toISOString() });
-    await appendFile(this.destination, `${line}\n`);
+    try {
+      this.ready ??= mkdir(dirname(this.destination), { recursive: true });
+      await this.ready;
+      await appendFile(this.destination, `${line}\n`);
+    } catch (error) {
+      // The line was not written: no one can read the code.
+      throw new SmsDeliveryError(`file: could not append to ${this.destination}`, { definite: true, cause: error });
+    }
   }
 }

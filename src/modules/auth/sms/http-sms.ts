@@ -1,16 +1,23 @@
 import { createHmac } from 'node:crypto';
-import type { SmsMessage, SmsProvider } from './sms-provider.js';
-
-/** Thrown by providers when a message was not accepted; the service answers SMS_DELIVERY_FAILED. */
-class SmsDeliveryError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SmsDeliveryError';
-  }
-}
+import { SmsDeliveryError, type SmsMessage, type SmsProvider } from './sms-provider.js';
 
 function smsText({ code, ttlSeconds }: SmsMessage): string {
   return `Your verification code is ${code}. It expires in ${Math.round(ttlSeconds / 60)} minutes. Do not share it.`;
+}
+
+/**
+ * Failures of fetch before a byte of the request left: refused or unreachable, a name that does not
+ * resolve, a TLS handshake that failed. Anything else (the deadline, a connection reset or closed
+ * after connecting) may have come after the provider read the request, and may have sent the SMS.
+ */
+const BEFORE_REQUEST = /^(ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_\w+|ERR_SSL_\w+|\w*CERT\w*)$/;
+
+function failedBeforeRequest(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (!cause || typeof cause !== 'object') return false;
+  // Several addresses tried (IPv6 and IPv4): surely not sent only when no attempt connected.
+  if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every((e) => BEFORE_REQUEST.test(String((e as { code?: unknown })?.code)));
+  return BEFORE_REQUEST.test(String((cause as { code?: unknown }).code));
 }
 
 /**
@@ -20,12 +27,15 @@ function smsText({ code, ttlSeconds }: SmsMessage): string {
 async function post(url: string, init: RequestInit, timeoutMs: number, provider: string): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    throw new SmsDeliveryError(`${provider}: no answer within ${timeoutMs} ms or connection failed`, { cause: error });
+    const definite = failedBeforeRequest(error);
+    const what = definite ? 'could not connect' : `no answer within ${timeoutMs} ms or the connection was lost`;
+    throw new SmsDeliveryError(`${provider}: ${what}`, { definite, cause: error });
   }
   await response.body?.cancel();
-  if (!response.ok) throw new SmsDeliveryError(`${provider}: answered ${response.status}`);
+  // An answer that is not a success (a redirect included, never followed): the provider refused it.
+  if (!response.ok) throw new SmsDeliveryError(`${provider}: answered ${response.status}`, { definite: true });
 }
 
 export interface TwilioOptions {
