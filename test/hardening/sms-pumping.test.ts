@@ -130,8 +130,8 @@ function sharedRules(storeEnv: () => Record<string, string>): void {
       expectRetryLater(await send(pair.a, phoneIn('GB')), 503, 'SERVICE_UNAVAILABLE', 86400);
       const logLines = [pair.a, pair.b].flatMap((s) => s.logs().split('\n')).filter((line) => line.includes('the daily SMS budget of a region is spent'));
       expect(logLines.map((line) => JSON.parse(line) as { level: number; country: string }).map((l) => [l.level, l.country]).sort()).toEqual([
-        [50, 'CN'],
-        [50, 'GB'],
+        [40, 'CN'],
+        [40, 'GB'],
       ]);
       // Refusals by policy are not logged as failed requests.
       expect([pair.a, pair.b].map((s) => s.logs()).join('')).not.toContain('"msg":"request failed"');
@@ -159,7 +159,7 @@ function sharedRules(storeEnv: () => Record<string, string>): void {
       expect((await send(pair.b, phoneIn('GB'))).status).toBe(200);
       const paused = [pair.a, pair.b].flatMap((s) => s.logs().split('\n')).filter((line) => line.includes('SMS codes to a region paused'));
       expect(paused.map((line) => JSON.parse(line) as { level: number; country: string; sent: number; verified: number })).toEqual([
-        expect.objectContaining({ level: 50, country: 'CN', sent: 4, verified: 1 }),
+        expect.objectContaining({ level: 40, country: 'CN', sent: 4, verified: 1 }),
       ]);
       // A second code used (sent by B, used at A): 2 of 4, no longer below half.
       await useCode(pair.b, pair.a, phones[1]!);

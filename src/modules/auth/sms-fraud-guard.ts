@@ -73,7 +73,8 @@ export class SmsFraudGuard {
       // Logged once per region and bucket across instances: the first refusal of the bucket counts 1.
       const logged = await this.limiter.add(`sms:breaker-logged:${country}:${bucket}`, BUCKET_SECONDS);
       if (logged.count === 1) {
-        this.logger.error({ country, sent, verified, minConversion: this.settings.minConversion }, 'SMS codes to a region paused: too few of the codes sent there in the last hour were used (SMS pumping?)');
+        // Warn, not error: clients' traffic tripped a rule (a refusal by policy, not a fault of the service).
+        this.logger.warn({ country, sent, verified, minConversion: this.settings.minConversion }, 'SMS codes to a region paused: too few of the codes sent there in the last hour were used (SMS pumping?)');
       }
       throw paused(`SMS codes to this region (${country}) are paused: too few of the codes sent there recently were used`, retryAfter);
     }
@@ -91,7 +92,8 @@ export class SmsFraudGuard {
     if (budget !== undefined) {
       const taken = await this.limiter.add(key, 2 * DAY_SECONDS);
       if (taken.count === budget) {
-        this.logger.error({ country, budget }, 'the daily SMS budget of a region is spent: send-code to it answers 503 until midnight UTC');
+        // Warn, not error: a limit reached by clients' traffic, not a fault of the service.
+        this.logger.warn({ country, budget }, 'the daily SMS budget of a region is spent: send-code to it answers 503 until midnight UTC');
       }
       if (taken.count > budget) {
         throw budgetSpent(country, now);

@@ -72,15 +72,20 @@ export function requestContext(logger: Logger): RequestHandler {
   };
 }
 
-/** One line per request: method, path (no query string, no headers: they carry tokens), status, time. */
+/**
+ * One line per request: method, path (no query string, no headers: they carry tokens), status, time.
+ * Error level only for a response that could not be written: an answer of status 5xx is not itself a
+ * fault of the service (a budget spent is a refusal by policy), and a fault is logged at error level,
+ * with its cause, by the error mapping of its transport.
+ */
 function accessLog({ logger, id, req }: Pending, res: Response, responseTime: number, error: unknown): void {
   const aborted = error === 'aborted';
-  const failed = (error !== undefined && !aborted) || res.statusCode >= 500;
+  const failed = error !== undefined && !aborted;
   const level = failed ? 'error' : aborted || res.statusCode >= 400 ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const line = { req: { method: req.method, path: req.originalUrl.split('?')[0] }, res: { status: res.statusCode }, responseTime };
   withRequestId(id, () => {
-    if (failed) logger.error({ ...line, err: error ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+    if (failed) logger.error({ ...line, err: error }, 'request errored');
     else if (aborted) logger.warn({ ...line, aborted: true }, 'request aborted: the connection closed before the response was sent');
     else logger[level](line, 'request completed');
   });
