@@ -149,6 +149,9 @@ describe('malformed GraphQL requests', () => {
 });
 
 describe('an unexpected failure', () => {
+  // A server of its own, declared to provoke a fault of the service: its error-level log line is expected.
+  const t = useTestServer({ NODE_ENV: 'development' }, { expectFaults: true });
+
   it('is INTERNAL with a request id and nothing else: no stack trace, no SQL, no cause', async () => {
     await t.sql('alter table users rename to users_gone');
     let res: HttpResult<GraphQLResponse<unknown>>;

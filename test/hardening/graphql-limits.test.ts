@@ -197,8 +197,13 @@ describe('in production', () => {
       expectRefused(await gql(query, undefined, prod), /introspection/i);
     }
   });
+});
 
-  it('masks an unexpected failure as INTERNAL with a request id, on both transports', async () => {
+describe('in production, an unexpected failure', () => {
+  // A server of its own, declared to provoke a fault of the service: its error-level log lines are expected.
+  const prod = useTestServer({ NODE_ENV: 'production' }, { expectFaults: true });
+
+  it('is masked as INTERNAL with a request id, on both transports', async () => {
     await t.sql('alter table users rename to users_gone');
     let rest: HttpResult;
     let graphql: Res;

@@ -32,9 +32,9 @@ function keep<T extends HttpResult>(res: T): T {
   return res;
 }
 
-const post = async (path: string, body: unknown, token?: string) => keep(await t.http.post(path, body, { token }));
-const gql = async (query: string, variables: Record<string, unknown> = {}, token?: string) =>
-  keep(await t.http.post('/graphql', { query, variables }, { token }));
+const post = async (path: string, body: unknown, token?: string, server = t) => keep(await server.http.post(path, body, { token }));
+const gql = async (query: string, variables: Record<string, unknown> = {}, token?: string, server = t) =>
+  keep(await server.http.post('/graphql', { query, variables }, { token }));
 const guess = (code: string) => {
   const wrong = wrongCode(code);
   guessedCodes.push(wrong);
@@ -47,10 +47,10 @@ const CODE_LOGIN = 'mutation($i: CodeLoginInput!) { login(input: $i) { accessTok
 const REFRESH = 'mutation($r: String!) { refreshToken(refreshToken: $r) { accessToken refreshToken } }';
 
 /** Every password of PASSWORDS, code sent or guessed, token handed out, the JWT key and any bcrypt hash: none is in the logs. */
-async function expectNoSecretsLogged(): Promise<void> {
-  const logs = t.logs();
+async function expectNoSecretsLogged(server = t): Promise<void> {
+  const logs = server.logs();
   expect(logs.length).toBeGreaterThan(0);
-  const codes = [...(await t.outbox()).map((m) => m.code), ...guessedCodes];
+  const codes = [...(await server.outbox()).map((m) => m.code), ...guessedCodes];
   expect(codes.length).toBeGreaterThanOrEqual(2);
   expect(tokens.length).toBeGreaterThanOrEqual(2);
   const leaks = [
@@ -125,43 +125,48 @@ describe('logs', () => {
     await expectNoSecretsLogged();
   });
 
-  it('carry none of them when the request fails inside the server, and do record those failures', async () => {
-    const phone = newPhone();
-    const code = await requestCode(t, phone, 'register');
-    const user = await post('/api/v1/auth/register', { phone, code, password: PASSWORDS.probe });
-    expect(user.status).toBe(201);
-    const failures: { label: string; requestId: string }[] = [];
-    const record = (label: string, res: HttpResult) => failures.push({ label, requestId: res.headers.get('x-request-id')! });
+  describe('written by a server provoked into faults', () => {
+    // A server of its own, declared to provoke faults of the service (tables renamed away, a constraint broken): its error-level log lines are expected.
+    const failing = useTestServer({}, { captureLogs: true, expectFaults: true });
 
-    await t.sql('alter table sessions rename to sessions_gone');
-    try {
-      const rest = await post('/api/v1/auth/login-password', { phone, password: PASSWORDS.probe });
-      const graphql = await gql(PASSWORD_LOGIN, { i: { phone, password: PASSWORDS.probe } });
-      const refresh = await post('/api/v1/auth/refresh', { refreshToken: user.body.refreshToken });
-      expect([rest.status, graphql.body.errors?.[0]?.extensions?.code, refresh.status]).toEqual([500, 'INTERNAL', 500]);
-      record('REST password login', rest);
-      record('GraphQL password login', graphql);
-      record('REST refresh', refresh);
-    } finally {
-      await t.sql('alter table sessions_gone rename to sessions');
-    }
+    it('carry none of them when the request fails inside the server, and do record those failures', async () => {
+      const phone = newPhone();
+      const code = await requestCode(failing, phone, 'register');
+      const user = await post('/api/v1/auth/register', { phone, code, password: PASSWORDS.probe }, undefined, failing);
+      expect(user.status).toBe(201);
+      const failures: { label: string; requestId: string }[] = [];
+      const record = (label: string, res: HttpResult) => failures.push({ label, requestId: res.headers.get('x-request-id')! });
 
-    // A write of the account that fails: PostgreSQL describes the failing row, password hash included.
-    const other = newPhone();
-    const otherCode = await requestCode(t, other, 'register');
-    await t.sql(`alter table users add constraint hardening_probe check (nickname <> 'probe') not valid`);
-    try {
-      const res = await post('/api/v1/auth/register', { phone: other, code: otherCode, password: PASSWORDS.probe, nickname: 'probe' });
-      expect(res.status).toBe(500);
-      record('REST register', res);
-    } finally {
-      await t.sql('alter table users drop constraint hardening_probe');
-    }
+      await failing.sql('alter table sessions rename to sessions_gone');
+      try {
+        const rest = await post('/api/v1/auth/login-password', { phone, password: PASSWORDS.probe }, undefined, failing);
+        const graphql = await gql(PASSWORD_LOGIN, { i: { phone, password: PASSWORDS.probe } }, undefined, failing);
+        const refresh = await post('/api/v1/auth/refresh', { refreshToken: user.body.refreshToken }, undefined, failing);
+        expect([rest.status, graphql.body.errors?.[0]?.extensions?.code, refresh.status]).toEqual([500, 'INTERNAL', 500]);
+        record('REST password login', rest);
+        record('GraphQL password login', graphql);
+        record('REST refresh', refresh);
+      } finally {
+        await failing.sql('alter table sessions_gone rename to sessions');
+      }
 
-    const lines = t.logs().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; requestId?: string });
-    for (const { label, requestId } of failures) {
-      expect({ label, logged: lines.some((line) => line.level >= 50 && line.requestId === requestId) }).toEqual({ label, logged: true });
-    }
-    await expectNoSecretsLogged();
+      // A write of the account that fails: PostgreSQL describes the failing row, password hash included.
+      const other = newPhone();
+      const otherCode = await requestCode(failing, other, 'register');
+      await failing.sql(`alter table users add constraint hardening_probe check (nickname <> 'probe') not valid`);
+      try {
+        const res = await post('/api/v1/auth/register', { phone: other, code: otherCode, password: PASSWORDS.probe, nickname: 'probe' }, undefined, failing);
+        expect(res.status).toBe(500);
+        record('REST register', res);
+      } finally {
+        await failing.sql('alter table users drop constraint hardening_probe');
+      }
+
+      const lines = failing.logs().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; requestId?: string });
+      for (const { label, requestId } of failures) {
+        expect({ label, logged: lines.some((line) => line.level >= 50 && line.requestId === requestId) }).toEqual({ label, logged: true });
+      }
+      await expectNoSecretsLogged(failing);
+    });
   });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { type TestServer, useTestServer } from './server.js';
+import { type TestServer, type TestServerOptions, useTestServer } from './server.js';
 
 export interface Pair {
   a: TestServer;
@@ -14,7 +14,7 @@ export interface Pair {
  * A and B, started with `env()` for the enclosing describe block: two `useTestServer`s (each reset
  * before each test, its SMS outbox included; they share one database).
  */
-export function instancePair(env: () => Record<string, string>, options: { captureLogs?: boolean } = {}): Pair {
+export function instancePair(env: () => Record<string, string>, options: TestServerOptions = {}): Pair {
   return { a: useTestServer(env, options), b: useTestServer(env, options) };
 }
 

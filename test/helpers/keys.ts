@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useTestServer, type TestServer } from './server.js';
+import { useTestServer, type TestServer, type TestServerOptions } from './server.js';
 
 const KEYS_COMMAND = fileURLToPath(new URL('../../dist/src/keys.js', import.meta.url));
 
@@ -67,7 +67,7 @@ export function keysIn(file: string): FileKeyEntry[] {
 export function useKeyFileServer(
   alg: 'ES256' | 'EdDSA',
   extra: Record<string, string> = {},
-  options: { captureLogs?: boolean } = {},
+  options: TestServerOptions = {},
 ): { t: TestServer; env: Record<string, string>; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'ma-keys-'));
   const file = join(dir, 'keys.json');

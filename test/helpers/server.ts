@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { createLogger } from '../../src/shared/logger.js';
+import { pino } from 'pino';
 import { HttpClient } from './http.js';
+import { testServerLogger } from './suite-log.js';
 
 /** Fixed in tests so that they can forge tokens (expired, tampered) with the real key. */
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
@@ -31,14 +32,22 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Keep every log line, for `logs()`. */
+  captureLogs?: boolean;
+  /**
+   * The tests of this server provoke faults of the service on purpose (a table renamed away, a
+   * provider that fails): its error-level log lines are expected. Those of every other server fail
+   * the suite (test/global-teardown.mjs), as client input must never cause one.
+   */
+  expectFaults?: boolean;
+}
+
 /**
  * Starts the real service (Express + Apollo) on a random loopback port against this worker's
  * PostgreSQL database, with the file SMS provider. `env` overrides any configuration variable.
  */
-export async function startTestServer(
-  env: Record<string, string> = {},
-  options: { captureLogs?: boolean } = {},
-): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-server-'));
   const outboxFile = join(dir, 'sms.jsonl');
   const config = loadConfig({
@@ -58,9 +67,14 @@ export async function startTestServer(
     ...env,
   });
   const captured: string[] = [];
-  const logger = options.captureLogs
-    ? createLogger('trace', { write: (line: string) => void captured.push(line) })
-    : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const logger = testServerLogger(
+    options.captureLogs
+      ? { level: 'trace', stream: { write: (line: string) => void captured.push(line) } }
+      : process.env.TEST_LOG_LEVEL
+        ? { level: process.env.TEST_LOG_LEVEL, stream: pino.destination({ dest: 1, sync: true }) }
+        : undefined,
+    options.expectFaults ?? false,
+  );
   const server = await startServer(config, logger);
   const outbox = async () => {
     const text = await readFile(outboxFile, 'utf8').catch(() => '');
@@ -104,10 +118,7 @@ export async function startTestServer(
  * With `NODE_ENV` in `env`, process.env.NODE_ENV says the same while the server starts, as the
  * libraries that read it there (Apollo, Express) would see it in that environment.
  */
-export function useTestServer(
-  env: Record<string, string> | (() => Record<string, string>) = {},
-  options: { captureLogs?: boolean } = {},
-): TestServer {
+export function useTestServer(env: Record<string, string> | (() => Record<string, string>) = {}, options: TestServerOptions = {}): TestServer {
   let current: TestServer | undefined;
   beforeAll(async () => {
     const vars = typeof env === 'function' ? env() : env;

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { HttpResult } from '../helpers/http.js';
-import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
+import { newPhone, TEST_JWT_SECRET, type TestServer, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { waitFor } from '../helpers/wait.js';
 import { FakeSmsServer, startService } from './support.js';
@@ -31,10 +31,8 @@ interface LogLine {
 
 const fake = new FakeSmsServer();
 beforeAll(() => fake.up());
-const t = useTestServer(
-  () => ({ SMS_PROVIDER: 'webhook', SMS_WEBHOOK_URL: fake.url, SMS_WEBHOOK_SECRET: 'x'.repeat(32), SEND_CODE_PER_IP_HOURLY: '1000' }),
-  { captureLogs: true },
-);
+const serverEnv = () => ({ SMS_PROVIDER: 'webhook', SMS_WEBHOOK_URL: fake.url, SMS_WEBHOOK_SECRET: 'x'.repeat(32), SEND_CODE_PER_IP_HOURLY: '1000' });
+const t = useTestServer(serverEnv, { captureLogs: true });
 afterAll(() => fake.down());
 beforeEach(() => fake.clear());
 
@@ -44,10 +42,10 @@ const parse = (text: string): LogLine[] =>
     .filter(Boolean)
     .map((raw) => ({ ...JSON.parse(raw), raw }));
 
-/** The log lines written from now on. */
-function logsFromNow(): () => LogLine[] {
-  const offset = t.logs().length;
-  return () => parse(t.logs().slice(offset));
+/** The log lines `server` writes from now on. */
+function logsFromNow(server: TestServer = t): () => LogLine[] {
+  const offset = server.logs().length;
+  return () => parse(server.logs().slice(offset));
 }
 
 /** Every request id a raw line names (a key may appear twice: mixin and explicit field). */
@@ -126,44 +124,49 @@ describe('request ids in logs', () => {
     expect((await t.http.get('/api/v1/auth/config')).status).toBe(200);
   });
 
-  it('puts the request id of concurrent requests on every line they write, error lines included', async () => {
-    fake.mode = 'error';
-    const logs = logsFromNow();
-    const results = await Promise.all([
-      ...Array.from({ length: 6 }, () => t.http.post('/api/v1/auth/send-code', { phone: newPhone() })),
-      ...Array.from({ length: 4 }, () => t.http.post('/graphql', { query: SEND_CODE_GQL, variables: { p: newPhone() } })),
-      ...Array.from({ length: 5 }, () => t.http.get('/api/v1/auth/config')),
-    ]);
-    const rest = results.slice(0, 6);
-    const graphql = results.slice(6, 10);
-    const fine = results.slice(10);
-    for (const res of rest) {
-      const body = expectProblem(res, 502, 'SMS_DELIVERY_FAILED');
-      expect(body.requestId).toBe(idOf(res));
-    }
-    for (const res of graphql) {
-      expect(res.body.errors.map((e: any) => e.extensions)).toEqual([{ code: 'SMS_DELIVERY_FAILED', requestId: idOf(res) }]);
-    }
-    for (const res of fine) expect(res.status).toBe(200);
+  describe('when the SMS provider fails', () => {
+    // A server of its own, declared to provoke faults of the service (its SMS provider answers 500): its error-level log lines are expected.
+    const t = useTestServer(serverEnv, { captureLogs: true, expectFaults: true });
 
-    const ids = results.map(idOf);
-    expect(new Set(ids).size).toBe(results.length);
-    const lines = logs();
-    // Nothing else runs: every line written meanwhile belongs to one of these requests, and says which.
-    expect(lines.length).toBeGreaterThanOrEqual(results.length + rest.length + graphql.length);
-    for (const line of lines) {
-      const named = new Set(idsIn(line));
-      expect({ msg: line.msg, ids: named.size }).toEqual({ msg: line.msg, ids: 1 });
-      expect(ids).toContain([...named][0]);
-    }
-    const of = (res: HttpResult) => lines.filter((line) => idsIn(line).includes(idOf(res)));
-    for (const res of [...rest, ...graphql]) {
-      const mine = of(res);
-      expect(mine.filter(isAccessLine)).toHaveLength(1);
-      // The failure itself is logged (level error) with the request id the client was given.
-      expect(mine.some((line) => !isAccessLine(line) && line.level === 50 && /SMS|webhook|500/.test(line.raw))).toBe(true);
-    }
-    for (const res of fine) expect(of(res).map((line) => isAccessLine(line))).toEqual([true]);
+    it('puts the request id of concurrent requests on every line they write, error lines included', async () => {
+      fake.mode = 'error';
+      const logs = logsFromNow(t);
+      const results = await Promise.all([
+        ...Array.from({ length: 6 }, () => t.http.post('/api/v1/auth/send-code', { phone: newPhone() })),
+        ...Array.from({ length: 4 }, () => t.http.post('/graphql', { query: SEND_CODE_GQL, variables: { p: newPhone() } })),
+        ...Array.from({ length: 5 }, () => t.http.get('/api/v1/auth/config')),
+      ]);
+      const rest = results.slice(0, 6);
+      const graphql = results.slice(6, 10);
+      const fine = results.slice(10);
+      for (const res of rest) {
+        const body = expectProblem(res, 502, 'SMS_DELIVERY_FAILED');
+        expect(body.requestId).toBe(idOf(res));
+      }
+      for (const res of graphql) {
+        expect(res.body.errors.map((e: any) => e.extensions)).toEqual([{ code: 'SMS_DELIVERY_FAILED', requestId: idOf(res) }]);
+      }
+      for (const res of fine) expect(res.status).toBe(200);
+
+      const ids = results.map(idOf);
+      expect(new Set(ids).size).toBe(results.length);
+      const lines = logs();
+      // Nothing else runs: every line written meanwhile belongs to one of these requests, and says which.
+      expect(lines.length).toBeGreaterThanOrEqual(results.length + rest.length + graphql.length);
+      for (const line of lines) {
+        const named = new Set(idsIn(line));
+        expect({ msg: line.msg, ids: named.size }).toEqual({ msg: line.msg, ids: 1 });
+        expect(ids).toContain([...named][0]);
+      }
+      const of = (res: HttpResult) => lines.filter((line) => idsIn(line).includes(idOf(res)));
+      for (const res of [...rest, ...graphql]) {
+        const mine = of(res);
+        expect(mine.filter(isAccessLine)).toHaveLength(1);
+        // The failure itself is logged (level error) with the request id the client was given.
+        expect(mine.some((line) => !isAccessLine(line) && line.level === 50 && /SMS|webhook|500/.test(line.raw))).toBe(true);
+      }
+      for (const res of fine) expect(of(res).map((line) => isAccessLine(line))).toEqual([true]);
+    });
   });
 
   it('puts the request id on a warning written deep inside the request (previous avatar not deletable)', async () => {

@@ -248,19 +248,24 @@ describe('the security event log', () => {
     errorOf(await t.http.gql(MySecurityEventsDocument, {}), 'UNAUTHENTICATED');
   });
 
-  it('writes an event in the transaction of its change: when the event cannot be written, the change does not happen', async () => {
-    const s = await signInWithCode(t);
-    await t.sql(`create or replace function refuse_profile_event() returns trigger language plpgsql as $$
-                 begin raise exception 'no profile events'; end $$`);
-    await t.sql(`create trigger refuse_profile_event before insert on security_events for each row
-                 when (new.type = 'PROFILE_CHANGED') execute function refuse_profile_event()`);
-    try {
-      expectProblem(await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Rolled Back' }, token: s.accessToken }), 500, 'INTERNAL');
-    } finally {
-      await t.sql('drop trigger refuse_profile_event on security_events');
-      await t.sql('drop function refuse_profile_event');
-    }
-    expect((await t.http.get('/api/v1/users/me', { token: s.accessToken })).body.nickname).toBe(s.body.user.nickname);
+  describe('when an event cannot be written', () => {
+    // A server of its own, declared to provoke a fault of the service (a trigger refuses the event): its error-level log line is expected.
+    const t = useTestServer({ TRUST_PROXY: 'loopback', SEND_CODE_INTERVAL_SECONDS: '0', REFRESH_REUSE_GRACE_SECONDS: '0' }, { expectFaults: true });
+
+    it('writes an event in the transaction of its change: when the event cannot be written, the change does not happen', async () => {
+      const s = await signInWithCode(t);
+      await t.sql(`create or replace function refuse_profile_event() returns trigger language plpgsql as $$
+                   begin raise exception 'no profile events'; end $$`);
+      await t.sql(`create trigger refuse_profile_event before insert on security_events for each row
+                   when (new.type = 'PROFILE_CHANGED') execute function refuse_profile_event()`);
+      try {
+        expectProblem(await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Rolled Back' }, token: s.accessToken }), 500, 'INTERNAL');
+      } finally {
+        await t.sql('drop trigger refuse_profile_event on security_events');
+        await t.sql('drop function refuse_profile_event');
+      }
+      expect((await t.http.get('/api/v1/users/me', { token: s.accessToken })).body.nickname).toBe(s.body.user.nickname);
+    });
   });
 
   it('keeps the events of a deleted account, its user nulled and its phone masked, the deletion included', async () => {

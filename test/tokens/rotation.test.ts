@@ -68,6 +68,21 @@ describe('rotating the signing key with npm run keys, on a running service', () 
     await expectPublished(t, [added.kid]);
   }, 60_000);
 
+  it('refuses what would sign anyone out or cannot work: retiring the signing key, promoting nothing, unknown commands', async () => {
+    const signing = keysIn(file)[0]!.kid;
+    expect(await keysCommand(['retire', signing], env)).toMatchObject({ code: 1, stderr: expect.stringContaining(`${signing} signs; promote another key first`) });
+    expect(await keysCommand(['promote'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('has no published key waiting to sign') });
+    expect(await keysCommand(['rotate'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: npm run keys') });
+    expect(await keysCommand(['list'], { JWT_ALGORITHM: 'HS256' })).toMatchObject({ code: 1, stderr: expect.stringContaining('JWT_ALGORITHM is HS256, which has no key file') });
+    expect(await keysOk(['list'], env)).toBe(`${file}:\n  ${signing}  ES256  signs\n`);
+  });
+});
+
+describe('a key file changed on a running service into one that cannot be used', () => {
+  // A server and key file of its own, declared to provoke a fault of the service (its key file
+  // broken under it): its error-level log line is expected.
+  const { t, file } = useKeyFileServer('ES256', {}, { captureLogs: true, expectFaults: true });
+
   it('keeps the keys in use when the changed file cannot be used, and logs why', async () => {
     const kids = await publishedKids(t);
     const s = await signInWithCode(t);
@@ -82,13 +97,4 @@ describe('rotating the signing key with npm run keys, on a running service', () 
       writeFileSync(file, good);
     }
   }, 30_000);
-
-  it('refuses what would sign anyone out or cannot work: retiring the signing key, promoting nothing, unknown commands', async () => {
-    const signing = keysIn(file)[0]!.kid;
-    expect(await keysCommand(['retire', signing], env)).toMatchObject({ code: 1, stderr: expect.stringContaining(`${signing} signs; promote another key first`) });
-    expect(await keysCommand(['promote'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('has no published key waiting to sign') });
-    expect(await keysCommand(['rotate'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: npm run keys') });
-    expect(await keysCommand(['list'], { JWT_ALGORITHM: 'HS256' })).toMatchObject({ code: 1, stderr: expect.stringContaining('JWT_ALGORITHM is HS256, which has no key file') });
-    expect(await keysOk(['list'], env)).toBe(`${file}:\n  ${signing}  ES256  signs\n`);
-  });
 });
