@@ -1,7 +1,8 @@
-// The suite's log: every test server writes its warn- and error-level lines to a file of this worker
-// under TEST_LOG_DIR (made by test/global-setup.mjs), each tagged with the test file, the test, and
-// whether the server was started to provoke faults of the service. test/global-teardown.mjs fails
-// the run on an error-level line of any other server: client input must never cause one.
+// The suite's log: every test server (in this process, or a service process of its own) writes its
+// warn- and error-level lines to a file of this worker under TEST_LOG_DIR (made by
+// test/global-setup.mjs), each tagged with the test file, the test, and whether the server was
+// started to provoke faults of the service. test/global-teardown.mjs fails the run on an error-level
+// line of any other server: client input must never cause one.
 import { expect } from '@jest/globals';
 import { appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -26,18 +27,38 @@ export interface OwnLog {
  * its error-level lines are expected, and only they are.
  */
 export function testServerLogger(own: OwnLog | undefined, expectFaults: boolean): Logger {
-  if (!FILE) return own ? createLogger(own.level, own.stream) : createLogger('silent');
+  const suite = suiteLog(expectFaults);
+  if (!suite) return own ? createLogger(own.level, own.stream) : createLogger('silent');
+  const streams: StreamEntry[] = [{ level: 'warn', stream: { write: suite } }];
+  if (!own || own.level === 'silent') return createLogger('warn', multistream(streams));
+  streams.push({ level: own.level as StreamEntry['level'], stream: own.stream });
+  return createLogger(levels.values[own.level]! < levels.values.warn! ? own.level : 'warn', multistream(streams));
+}
+
+/**
+ * For a service run as a process of its own (test/operability): takes what it writes to standard
+ * output and keeps its JSON log lines of warn level and above in the suite's log, tagged as for a
+ * test server; other output (the start-up summary) is skipped.
+ */
+export function serviceOutputLog(expectFaults: boolean): (chunk: string) => void {
+  const suite = suiteLog(expectFaults);
+  let partial = '';
+  return (chunk) => {
+    if (!suite) return;
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      if (/^\{.*"level":([4-9]\d)\b/.test(line)) suite(line);
+    }
+  };
+}
+
+/** Writes a line of a server to this worker's file, once the server's start is recorded; undefined when the suite collects no log. */
+function suiteLog(expectFaults: boolean): ((line: string) => void) | undefined {
+  if (!FILE) return undefined;
   const { testPath } = expect.getState();
   const tags = `"file":${JSON.stringify(testPath ? relative(ROOT, testPath) : null)},"expectFaults":${expectFaults}`;
   // Synchronous writes: a worker that exits right after its last test still leaves every line behind.
   appendFileSync(FILE, `{${tags},"server":"started"}\n`);
-  const suite: DestinationStream = {
-    write(line: string) {
-      appendFileSync(FILE, `{${tags},"test":${JSON.stringify(expect.getState().currentTestName ?? null)},"line":${line.trimEnd()}}\n`);
-    },
-  };
-  const streams: StreamEntry[] = [{ level: 'warn', stream: suite }];
-  if (!own || own.level === 'silent') return createLogger('warn', multistream(streams));
-  streams.push({ level: own.level as StreamEntry['level'], stream: own.stream });
-  return createLogger(levels.values[own.level]! < levels.values.warn! ? own.level : 'warn', multistream(streams));
+  return (line) => appendFileSync(FILE, `{${tags},"test":${JSON.stringify(expect.getState().currentTestName ?? null)},"line":${line.trimEnd()}}\n`);
 }

@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serviceOutputLog } from '../helpers/suite-log.js';
 import { waitFor } from '../helpers/wait.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -148,8 +149,16 @@ export interface ServiceProcess {
  */
 const EMBEDDED_DATABASE_ENV: Record<string, string> = process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {};
 
-/** Runs `node dist/src/main.js` with exactly `env` (plus PATH); collects its output. */
-export function runService(env: Record<string, string>): Omit<ServiceProcess, 'url'> {
+export interface ServiceOptions {
+  /** The test provokes faults of the service (its database stopped, say): its error-level log lines are expected. */
+  expectFaults?: boolean;
+}
+
+/**
+ * Runs `node dist/src/main.js` with exactly `env` (plus PATH); collects its output, and hands its
+ * warn and error lines to the suite's log (test/helpers/suite-log.ts).
+ */
+export function runService(env: Record<string, string>, options: ServiceOptions = {}): Omit<ServiceProcess, 'url'> {
   const child = spawn(NODE, [MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...EMBEDDED_DATABASE_ENV, ...env },
@@ -157,7 +166,12 @@ export function runService(env: Record<string, string>): Omit<ServiceProcess, 'u
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  const log = serviceOutputLog(options.expectFaults ?? false);
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    out += text;
+    log(text);
+  });
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
@@ -177,8 +191,8 @@ export function runService(env: Record<string, string>): Omit<ServiceProcess, 'u
 }
 
 /** Starts the real service and waits (up to `ms`) for its start-up summary. */
-export async function startService(env: Record<string, string>, ms = 15_000): Promise<ServiceProcess> {
-  const proc = runService(env);
+export async function startService(env: Record<string, string>, ms = 15_000, options: ServiceOptions = {}): Promise<ServiceProcess> {
+  const proc = runService(env, options);
   let exited = false;
   void proc.exited.then(() => (exited = true));
   const up = await waitFor(() => exited || /listening on http:\/\/\S+/.test(proc.stdout()), ms, 25);
