@@ -15,6 +15,8 @@ const BEFORE_REQUEST = /^(ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREAC
 function failedBeforeRequest(error: unknown): boolean {
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (!cause || typeof cause !== 'object') return false;
+  // fetch itself refuses some ports (9, 25, ...) without connecting.
+  if ((cause as { message?: unknown }).message === 'bad port') return true;
   // Several addresses tried (IPv6 and IPv4): surely not sent only when no attempt connected.
   if (cause instanceof AggregateError) return cause.errors.length > 0 && cause.errors.every((e) => BEFORE_REQUEST.test(String((e as { code?: unknown })?.code)));
   return BEFORE_REQUEST.test(String((cause as { code?: unknown }).code));
