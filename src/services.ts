@@ -100,7 +100,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
   const limiter = new RateLimiter(counters);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
   const smsGuard = new SmsFraudGuard(limiter, config.smsFraud, logger);
-  const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code, smsGuard);
+  const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code, smsGuard, limiter);
   const avatarStorage =
     config.avatar.storage === 's3'
       ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })

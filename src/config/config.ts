@@ -55,6 +55,8 @@ const envSchema = z.object({
   SECURITY_EVENT_RETENTION_DAYS: int(1, 36500).default(90),
   LOGIN_FAILURES_PER_PHONE_IP: int(1).default(5),
   LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100),
+  CODE_FAILURES_PER_PHONE_IP: int(1).default(10),
+  CODE_FAILURES_PER_IP_DAILY: int(1).default(100),
   BCRYPT_COST: int(4, 15).default(12),
   PASSWORD_HASH_THREADS: int(1, 64).optional(),
   ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
@@ -105,7 +107,12 @@ export interface Config {
     twilio: { baseUrl: string; accountSid: string; authToken: string; from: string };
     webhook: { url: string; secret: string };
   };
-  code: { length: 6; ttlSeconds: number; maxAttempts: number };
+  /**
+   * `failures`: wrong codes (sign-in, registration, reset, deletion) per (phone, address) in 15 min
+   * and per address per day, like password failures; per phone and address above `maxAttempts`, so
+   * that one code's owner meets its own burn first.
+   */
+  code: { length: 6; ttlSeconds: number; maxAttempts: number; failures: { perPhoneIp: number; perIpDaily: number } };
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
   /** SMS pumping (toll fraud) defences of send-code. */
   smsFraud: SmsFraudConfig;
@@ -235,7 +242,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       },
       webhook: { url: e.SMS_WEBHOOK_URL ?? '', secret: e.SMS_WEBHOOK_SECRET ?? '' },
     },
-    code: { length: 6, ttlSeconds: e.CODE_TTL_SECONDS, maxAttempts: e.CODE_MAX_ATTEMPTS },
+    code: {
+      length: 6,
+      ttlSeconds: e.CODE_TTL_SECONDS,
+      maxAttempts: e.CODE_MAX_ATTEMPTS,
+      failures: { perPhoneIp: e.CODE_FAILURES_PER_PHONE_IP, perIpDaily: e.CODE_FAILURES_PER_IP_DAILY },
+    },
     sendCode: {
       intervalSeconds: e.SEND_CODE_INTERVAL_SECONDS,
       perPhoneHourly: e.SEND_CODE_PER_PHONE_HOURLY,

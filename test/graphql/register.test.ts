@@ -95,9 +95,10 @@ describe('register mutation', () => {
     expect(await userCount()).toBe(0);
   });
 
-  it('refuses a phone that has an account with PHONE_ALREADY_REGISTERED, even with a valid register code', async () => {
+  it('refuses a phone that has an account with PHONE_ALREADY_REGISTERED, told only to the holder of a valid register code', async () => {
     const existing = await registerUser(t);
-    errorOf(await register({ phone: existing.phone, code: '123456', password: GOOD_PASSWORD }), 'PHONE_ALREADY_REGISTERED');
+    // A wrong code is INVALID_CODE for it as for any phone: no probing which phones have accounts.
+    errorOf(await register({ phone: existing.phone, code: '123456', password: GOOD_PASSWORD }), 'INVALID_CODE');
     // A register code obtained before the phone signed in by code.
     const phone = newPhone();
     const code = await gqlCode(t, phone, 'REGISTER');
@@ -131,9 +132,11 @@ describe('with registration switched off', () => {
     expect(await off.outbox()).toEqual([]);
   });
 
-  it('refuses login by code for a new phone and register with REGISTRATION_DISABLED', async () => {
+  it('refuses register with REGISTRATION_DISABLED, and login by code for a new phone with INVALID_CODE unless the code is valid', async () => {
     const phone = newPhone();
-    errorOf(await off.http.gql(LoginDocument, { input: { phone, code: '123456' } }), 'REGISTRATION_DISABLED');
+    // Whether the phone has an account is not told for a wrong code (REGISTRATION_DISABLED comes
+    // after a valid one: test/hardening/enumeration.test.ts).
+    errorOf(await off.http.gql(LoginDocument, { input: { phone, code: '123456' } }), 'INVALID_CODE');
     errorOf(await register({ phone, code: '123456', password: GOOD_PASSWORD }, off), 'REGISTRATION_DISABLED');
     expect(await userCount()).toBe(0);
   });

@@ -116,7 +116,7 @@ describe('POST /api/v1/auth/register', () => {
     expectProblem(await t.http.post(REGISTER, { phone, code, password: GOOD_PASSWORD }), 409, 'PHONE_ALREADY_REGISTERED');
   });
 
-  it('rejects a wrong or login-purpose code with INVALID_CODE, and a second use of a code with 409', async () => {
+  it('rejects a wrong, login-purpose or used code with INVALID_CODE', async () => {
     const phone = newPhone();
     const code = await requestCode(t, phone, 'register');
     expectProblem(await t.http.post(REGISTER, { phone, code: wrongCode(code), password: GOOD_PASSWORD }), 400, 'INVALID_CODE');
@@ -126,8 +126,9 @@ describe('POST /api/v1/auth/register', () => {
     expectProblem(await t.http.post(REGISTER, { phone: other, code: loginCode, password: GOOD_PASSWORD }), 400, 'INVALID_CODE');
 
     expect((await t.http.post(REGISTER, { phone, code, password: GOOD_PASSWORD })).status).toBe(201);
-    // Same code again: the account now exists, which is reported first.
-    expectProblem(await t.http.post(REGISTER, { phone, code, password: GOOD_PASSWORD }), 409, 'PHONE_ALREADY_REGISTERED');
+    // Same code again: used up. The code is checked before the phone, so that only the holder of a
+    // valid code learns that a phone has an account.
+    expectProblem(await t.http.post(REGISTER, { phone, code, password: GOOD_PASSWORD }), 400, 'INVALID_CODE');
   });
 
   it('rejects an invalid phone with INVALID_PHONE', async () => {

@@ -6,7 +6,7 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config.port).toBe(4000);
     expect(config.password.bcryptCost).toBe(12);
-    expect(config.code).toEqual({ length: 6, ttlSeconds: 300, maxAttempts: 5 });
+    expect(config.code).toEqual({ length: 6, ttlSeconds: 300, maxAttempts: 5, failures: { perPhoneIp: 10, perIpDaily: 100 } });
     expect(config.sendCode).toEqual({ intervalSeconds: 60, perPhoneHourly: 5, perPhoneDaily: 10, perIpHourly: 20 });
     expect(config.loginFailures).toEqual({ perPhoneIp: 5, perIpDaily: 100 });
     expect(config.tokens).toEqual({ accessTtlSeconds: 900, refreshTtlSeconds: 2592000, refreshReuseGraceSeconds: 10 });

@@ -75,6 +75,13 @@ export class AccountRepository {
     });
   }
 
+  /** Locks the account's row until the transaction ends; false when there is none. */
+  async lock(id: string): Promise<boolean> {
+    // Explicit SQL: a lock without loading an entity into the transaction's identity map.
+    const u = this.db.names(User);
+    return Boolean(await this.db.one(`select 1 as locked from ${u.table} where ${u.id} = $1 for update`, [id]));
+  }
+
   /** Deletes the account (its sessions, tokens and usage go with it by foreign key); returns its avatar key. */
   delete(id: string): Promise<{ avatarKey: string | null } | undefined> {
     return this.db.transaction(async () => {

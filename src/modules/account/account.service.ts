@@ -75,10 +75,13 @@ export class AccountService {
     return created && view(created);
   }
 
-  async recordSignIn(userId: string): Promise<UserView> {
+  /**
+   * Counts a sign-in; `undefined` when the account was deleted meanwhile. Its update locks the row
+   * until the caller's transaction ends, so a deletion waits for the sign-in (see AuthService.signIn).
+   */
+  async recordSignIn(userId: string): Promise<UserView | undefined> {
     const user = await this.deps.accounts.recordSignIn(userId);
-    if (!user) throw gone();
-    return view(user);
+    return user && view(user);
   }
 
   setPasswordHash(userId: string, passwordHash: string): Promise<void> {
@@ -145,8 +148,11 @@ export class AccountService {
   async deleteAccount(principal: Principal, code: string, client: ClientInfo): Promise<void> {
     const { db, accounts, codes, avatarStorage, logger } = this.deps;
     const phone = principal.user.phone;
-    await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code);
+    await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code, client.ip);
     const deleted = await db.transaction(async () => {
+      // Locked first: a sign-in still running commits before the event is written, so the log
+      // shows its SIGN_IN before the ACCOUNT_DELETED that ended its session.
+      if (!(await accounts.lock(principal.userId))) return undefined;
       await this.deps.events.recordOwn(SecurityEventType.ACCOUNT_DELETED, principal, client);
       const row = await accounts.delete(principal.userId);
       await codes.discardAll(phone);

@@ -16,6 +16,7 @@ import { SecurityEventType, SignInMethod } from '../security-event/security-even
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { IssuedRefresh, SessionService } from '../session/session.service.js';
 import type { Principal } from './authenticator.js';
+import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
@@ -63,10 +64,14 @@ const DAY = 86400;
 
 /** Sign-in, registration and token use cases; knows nothing of HTTP or GraphQL. */
 export class AuthService {
+  private readonly failures: SignInFailureLog;
+
   constructor(
     private readonly deps: AuthDependencies,
     private readonly settings: AuthSettings,
-  ) {}
+  ) {
+    this.failures = new SignInFailureLog(deps.limiter, deps.events);
+  }
 
   /**
    * Order: the region (free), the address's hourly limit and regions, the purpose checks, the
@@ -122,21 +127,24 @@ export class AuthService {
     return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };
   }
 
-  /** Signs in by SMS code; creates the account when there is none and registration is on. */
+  /**
+   * Signs in by SMS code; creates the account when there is none and registration is on. The code is
+   * checked first: whether the phone has an account, and whether registration is off, is told only to
+   * the holder of a valid code (a wrong one answers INVALID_CODE for every phone).
+   */
   async loginWithCode(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
-    const { accounts, codes } = this.deps;
+    const { accounts } = this.deps;
     const phone = this.phone(input.phone);
     const existing = await accounts.findByPhone(phone.e164);
-    if (!existing) {
-      assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
-    }
-    await this.consumeToSignIn(phone, CodePurpose.LOGIN, input.code, existing?.id, client);
+    await this.consumeToSignIn(phone, CodePurpose.LOGIN, input.code, existing, client);
     if (existing) return this.signIn(existing.id, phone, SignInMethod.CODE, client, false);
+    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
     if (created) return this.signIn(created.id, phone, SignInMethod.CODE, client, true);
     // Created by a concurrent request between our lookup and insert: sign in to that account.
     const raced = await accounts.findByPhone(phone.e164);
-    return this.signIn(raced!.id, phone, SignInMethod.CODE, client, false);
+    if (!raced) throw codeGone();
+    return this.signIn(raced.id, phone, SignInMethod.CODE, client, false);
   }
 
   /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
@@ -145,8 +153,8 @@ export class AuthService {
     const user = await this.deps.accounts.findByPhone(phone.e164);
     const ok = await this.deps.passwords.verify(phone.e164, client.ip, input.password, user?.passwordHash);
     if (!user || !ok) {
-      await this.deps.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method: SignInMethod.PASSWORD, userId: user?.id, phone: phone.e164, client });
-      throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
+      await this.failures.record(SignInMethod.PASSWORD, phone.e164, user, client);
+      throw invalidCredentials();
     }
     return this.signIn(user.id, phone, SignInMethod.PASSWORD, client, false);
   }
@@ -157,9 +165,9 @@ export class AuthService {
     const phone = this.phone(input.phone);
     assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
-    await codes.consume(phone.e164, CodePurpose.RESET_PASSWORD, input.code);
+    await codes.consume(phone.e164, CodePurpose.RESET_PASSWORD, input.code, client.ip);
     const user = await accounts.findByPhone(phone.e164);
-    if (!user) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+    if (!user) throw codeGone();
     const passwordHash = await hasher.hash(input.newPassword);
     await db.transaction(async () => {
       await accounts.setPasswordHash(user.id, passwordHash);
@@ -168,15 +176,21 @@ export class AuthService {
     });
   }
 
+  /**
+   * Creates an account with a password and a register code. The code is checked before the phone:
+   * PHONE_ALREADY_REGISTERED goes only to the holder of a valid code, so a wrong code cannot probe
+   * which phones have accounts; a register code touches nothing of an existing account.
+   */
   async register(input: RegisterInput, client: ClientInfo): Promise<AuthPayload> {
-    const { accounts, codes, hasher } = this.deps;
+    const { accounts, hasher } = this.deps;
     const phone = this.phone(input.phone);
     const nickname = input.nickname == null ? defaultNickname(phone.e164) : normaliseNickname(input.nickname);
     assertPasswordPolicy(input.password, phone);
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
-    if (await accounts.findByPhone(phone.e164)) throw taken();
+    // No account is named: a registration's failure is no attempt on the account of the phone.
     await this.consumeToSignIn(phone, CodePurpose.REGISTER, input.code, undefined, client);
+    if (await accounts.findByPhone(phone.e164)) throw taken();
     const passwordHash = await hasher.hash(input.password);
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname, passwordHash });
     if (!created) throw taken();
@@ -228,25 +242,31 @@ export class AuthService {
     return parsePhone(raw, this.settings.defaultPhoneRegion);
   }
 
-  /** The session, the login count and the SIGN_IN event, in one transaction. */
+  /**
+   * The login count, the session and the SIGN_IN event, in one transaction. The count comes first:
+   * its update locks the account's row until the commit, so a deletion running meanwhile either
+   * finished before (no row: the sign-in fails as its code or password would, never with a session
+   * on a missing account) or waits for this sign-in and then ends its session with the account.
+   */
   private async signIn(userId: string, phone: Phone, method: SignInMethod, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
     const { db, sessions, accounts, events } = this.deps;
     const [issued, user] = await db.transaction(async () => {
-      const session = await sessions.create(userId, client);
       const account = await accounts.recordSignIn(userId);
+      if (!account) throw method === SignInMethod.CODE ? codeGone() : invalidCredentials();
+      const session = await sessions.create(userId, client);
       await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: phone.e164, sessionId: session.sessionId, client });
       return [session, account] as const;
     });
     return this.payload(issued, user, isNewUser);
   }
 
-  /** Uses the code; a wrong one is a failed sign-in, recorded before INVALID_CODE goes back. */
-  private async consumeToSignIn(phone: Phone, purpose: CodePurpose, code: string, userId: string | undefined, client: ClientInfo): Promise<void> {
+  /** Uses the code; a wrong one is a failed sign-in, recorded (see SignInFailureLog) before INVALID_CODE goes back. */
+  private async consumeToSignIn(phone: Phone, purpose: CodePurpose, code: string, account: FailedAccount | undefined, client: ClientInfo): Promise<void> {
     try {
-      await this.deps.codes.consume(phone.e164, purpose, code);
+      await this.deps.codes.consume(phone.e164, purpose, code, client.ip);
     } catch (error) {
       if (error instanceof AppError && error.code === ErrorCode.INVALID_CODE) {
-        await this.deps.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method: SignInMethod.CODE, userId, phone: phone.e164, client });
+        await this.failures.record(SignInMethod.CODE, phone.e164, account, client);
       }
       throw error;
     }
@@ -263,4 +283,13 @@ export class AuthService {
       user,
     };
   }
+}
+
+/** The right code of an account deleted meanwhile (or a reset for a phone without one): as if it were used. */
+function codeGone(): AppError {
+  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+}
+
+function invalidCredentials(): AppError {
+  return new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
 }

@@ -1,5 +1,6 @@
 import { randomInt, type KeyObject } from 'node:crypto';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
 import type { CodePurpose } from './code-purpose.js';
 import type { VerificationCodeRepository } from './verification-code.repository.js';
@@ -8,12 +9,21 @@ export interface CodeSettings {
   length: number;
   ttlSeconds: number;
   maxAttempts: number;
+  /** Wrong codes per (phone, address) in 15 minutes and per address per day, any purpose. */
+  failures: { perPhoneIp: number; perIpDaily: number };
 }
+
+const FAILURE_WINDOW_SECONDS = 15 * 60;
 
 /**
  * One live code per (phone, purpose), stored only as an HMAC. Each guess first reserves an attempt
  * atomically, so no more than `maxAttempts` guesses are ever evaluated, however many arrive at once;
  * the winning guess then consumes the code with a conditional update, so exactly one succeeds.
+ *
+ * Every guess also passes the address's failure limits first (as password checks do, see
+ * PasswordCheck): a code's attempts bound the guesses at one code, not the wrong codes sent when
+ * there is none to guess (hundreds a second were answered, each a failed sign-in in its owner's log),
+ * nor one address guessing at many phones.
  */
 export class VerificationCodeService {
   constructor(
@@ -22,6 +32,7 @@ export class VerificationCodeService {
     private readonly settings: CodeSettings,
     /** Told of every code used: the SMS conversion of its region (SmsFraudGuard). */
     private readonly conversion: { verified(phone: string): Promise<void> },
+    private readonly limiter: RateLimiter,
   ) {}
 
   /** Creates a fresh code for (phone, purpose), replacing any earlier one; returns it in clear for sending. */
@@ -31,12 +42,25 @@ export class VerificationCodeService {
     return code;
   }
 
-  /** Uses up the code or throws INVALID_CODE: wrong, expired, already used, burned or other purpose. */
-  async consume(phone: string, purpose: CodePurpose, code: string): Promise<void> {
-    const storedHash = await this.codes.reserveAttempt(phone, purpose, this.settings.maxAttempts);
-    const candidate = this.hash(phone, purpose, code);
-    if (!storedHash || !equalHex(storedHash, candidate)) throw invalidCode();
-    if (!(await this.codes.consume(phone, purpose, candidate))) throw invalidCode();
+  /**
+   * Uses up the code or throws INVALID_CODE: wrong, expired, already used, burned or other purpose.
+   * RATE_LIMITED, before the code is looked at, once the address's wrong codes reached a limit.
+   */
+  async consume(phone: string, purpose: CodePurpose, code: string, ip: string | undefined): Promise<void> {
+    const rules = this.failureRules(phone, ip);
+    await this.limiter.admitAttempt(rules, {
+      locked: 'Too many wrong codes; try again later',
+      busy: 'Too many code attempts in progress; try again in a moment',
+    });
+    let used: boolean;
+    try {
+      used = await this.use(phone, purpose, code);
+    } catch (error) {
+      await this.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
+      throw error;
+    }
+    await (used ? this.limiter.releaseAttempt(rules) : this.limiter.failAttempt(rules));
+    if (!used) throw invalidCode();
     await this.conversion.verified(phone);
   }
 
@@ -47,6 +71,21 @@ export class VerificationCodeService {
 
   sweepExpired(): Promise<Record<string, number>> {
     return this.codes.sweepExpired();
+  }
+
+  private async use(phone: string, purpose: CodePurpose, code: string): Promise<boolean> {
+    const storedHash = await this.codes.reserveAttempt(phone, purpose, this.settings.maxAttempts);
+    const candidate = this.hash(phone, purpose, code);
+    if (!storedHash || !equalHex(storedHash, candidate)) return false;
+    return this.codes.consume(phone, purpose, candidate);
+  }
+
+  private failureRules(phone: string, ip: string | undefined): Rule[] {
+    const client = ip ?? 'unknown';
+    return [
+      { key: `code-fail:phone-ip:${phone}:${client}`, limit: this.settings.failures.perPhoneIp, windowSeconds: FAILURE_WINDOW_SECONDS },
+      { key: `code-fail:ip:${client}`, limit: this.settings.failures.perIpDaily, windowSeconds: 86400 },
+    ];
   }
 
   private hash(phone: string, purpose: CodePurpose, code: string): string {

@@ -1,0 +1,45 @@
+import { isForeignKeyViolation } from '../../db/database.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
+import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
+
+/** The account a failed sign-in was aimed at, as read before the attempt. */
+export interface FailedAccount {
+  id: string;
+  lastLoginAt: Date | null;
+}
+
+const DAY_SECONDS = 86400;
+
+/**
+ * Writes SIGN_IN_FAILED events so that wrong guesses cannot push an account's real events off its
+ * first page: of the failures of one method aimed at one account, only the first since the account's
+ * last sign-in is written, and then at most one a day while no sign-in comes between. The events
+ * written are real failures, with their time and address; the ones left out are the repeats of a
+ * streak already in the log (which the failure limits refuse soon anyway). Failures aimed at no
+ * account (an unknown phone, a registration) are shown to no one and kept alike, one per phone.
+ *
+ * A streak is named by the account and the time of its last sign-in, so a sign-in starts a new one
+ * without anything to reset; its count lives in the shared counter store (a day, from its first).
+ */
+export class SignInFailureLog {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly events: SecurityEventService,
+  ) {}
+
+  async record(method: SignInMethod, phone: string, account: FailedAccount | undefined, client: ClientInfo): Promise<void> {
+    const streak = account ? `user:${account.id}:${account.lastLoginAt?.getTime() ?? 'never'}` : `phone:${phone}`;
+    const { count } = await this.limiter.add(`sign-in-failed:${method}:${streak}`, DAY_SECONDS);
+    if (count > 1) return;
+    try {
+      await this.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method, userId: account?.id, phone, client });
+    } catch (error) {
+      // The account was deleted since it was read: the event belongs to no one, as the deletion
+      // would have left it.
+      if (!account || !isForeignKeyViolation(error)) throw error;
+      await this.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method, phone, client });
+    }
+  }
+}
