@@ -6,7 +6,7 @@ import express, { type Express } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
-import { errorPlugin, formatError } from './graphql/errors.js';
+import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
@@ -75,7 +75,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   }).protect();
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
-    formatError,
+    formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,
     // Armor's typings name Apollo's CommonJS build; the plugins are the same objects.
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),

@@ -45,6 +45,27 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 }
 
 /**
+ * `formatError` for production: without the suggestions ("Did you mean the enum value …?") that
+ * graphql-js writes into the errors of variables it coerces, which hideSchemaDetailsFromClientErrors
+ * (validation errors only) and graphql-js's own hideSuggestions (it leaves "[Suggestion hidden]?")
+ * do not remove.
+ */
+export function formatErrorWithoutSuggestions(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const shown = formatError(formatted, error);
+  const fields = shown.extensions?.fields as Record<string, string> | undefined;
+  return {
+    ...shown,
+    message: withoutSuggestion(shown.message),
+    ...(fields && { extensions: { ...shown.extensions, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, withoutSuggestion(v)])) } }),
+  };
+}
+
+/** GraphQL names cannot hold "?", so a suggestion ends at the first one. */
+function withoutSuggestion(message: string): string {
+  return message.replace(/ ?(Did you mean [^?]*|\[Suggestion hidden\])\?/g, '');
+}
+
+/**
  * A variable that is missing or wrongly typed names its field, as REST does for a body field:
  * `Variable "$input" got invalid value … at "input.phone"; …` -> { phone: … } (graphql-js messages).
  */
