@@ -4,7 +4,17 @@
 // on every transport that has the input, and the server's log for what the request wrote.
 // test/global-teardown.mjs checks the same of the whole suite's log.
 import { describe, expect, it } from '@jest/globals';
+import express from 'express';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { MySecurityEventsDocument } from '../generated/graphql.js';
+import { errorHandler } from '../../src/shared/http/problem.js';
+import { requestContext } from '../../src/shared/http/request-context.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { waitFor } from '../helpers/wait.js';
 import { signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
@@ -144,6 +154,74 @@ describe('a persisted query the service cannot read', () => {
       expect({ label, status: res.status }).toEqual({ label, status: 400 });
       errorOf(res, 'VALIDATION_FAILED');
       expectLoggedAsClientError(res, label);
+    }
+  });
+});
+
+describe('a client that leaves before its answer is written', () => {
+  it('is logged once per request as aborted, at warn level, when it closes a connection with pipelined requests unanswered', async () => {
+    const before = t.logs().length;
+    const socket = connect(Number(new URL(t.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    // Two requests in one write, then the connection closed: the second answer waits behind the
+    // first, and Node ends it with an error of its own ("aborted") that is the client's doing.
+    const request = (phone: string) => {
+      const body = JSON.stringify({ phone });
+      return `POST /api/v1/auth/send-code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    };
+    socket.end(request('+8613800138001') + request('+8613800138002'));
+    socket.destroy();
+    const lines = () =>
+      t
+        .logs()
+        .slice(before)
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LogLine & { aborted?: boolean });
+    const sendCodes = () => lines().filter((line) => line.req?.path === '/api/v1/auth/send-code');
+    expect(await waitFor(() => sendCodes().length >= 2, 5_000, 20)).toBe(true);
+    expect(sendCodes().map(({ level, aborted }) => ({ level, aborted }))).toEqual([
+      { level: 40, aborted: true },
+      { level: 40, aborted: true },
+    ]);
+    expect(lines().filter((line) => line.level >= 50)).toEqual([]);
+  });
+
+  it('writes no error line when it closes a response half-way through its body', async () => {
+    // The HTTP layer of the service around a route that streams a long body, as the avatar route does.
+    const logged: { level: number; msg: string; aborted?: boolean }[] = [];
+    const logger = createLogger('info', { write: (line: string) => void logged.push(JSON.parse(line)) });
+    const app = express();
+    app.use(requestContext(logger));
+    let failed: unknown;
+    app.get('/long', async (_req, res) => {
+      const chunk = Buffer.alloc(64 * 1024);
+      const body = new Readable({
+        read() {
+          setTimeout(() => this.push(chunk), 1);
+        },
+      });
+      await pipeline(body, res).catch((error: unknown) => {
+        failed = error;
+        throw error;
+      });
+    });
+    app.use(errorHandler(logger));
+    const server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/long`);
+      const reader = response.body!.getReader();
+      await reader.read();
+      await reader.cancel();
+      // The route's stream fails (premature close) and goes to the error handler.
+      expect(await waitFor(() => failed !== undefined && logged.some((line) => line.aborted), 5_000, 20)).toBe(true);
+      expect((failed as NodeJS.ErrnoException).code).toBe('ERR_STREAM_PREMATURE_CLOSE');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(logged.map(({ level, msg }) => ({ level, msg }))).toEqual([{ level: 40, msg: 'request aborted: the connection closed before the response was sent' }]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

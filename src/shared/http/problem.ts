@@ -4,6 +4,7 @@ import { isServerFault } from '../errors/catalogue.js';
 import { toAppError } from '../errors/normalize.js';
 import { publicError } from '../errors/public-error.js';
 import type { Logger } from '../logger.js';
+import { cutOffByClient } from './request-context.js';
 
 /** Writes an AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
 export function sendProblem(res: Response, error: AppError): void {
@@ -62,8 +63,14 @@ function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unkn
   }
 }
 
+/** What writing to a response fails with once its connection is gone. */
+const CONNECTION_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
+    // The client left before the answer was written (an avatar download closed half-way): nothing
+    // failed on this side, and nobody is left to answer; the access log records the abort.
+    if (cutOffByClient(res) && CONNECTION_GONE.has((error as NodeJS.ErrnoException | undefined)?.code ?? '')) return;
     const appError = toHttpAppError(error);
     if (isServerFault(appError)) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');

@@ -31,8 +31,19 @@ subscribe('http.server.response.finish', (message) => {
 });
 
 function cutOff(responses: Set<ServerResponse>): void {
-  for (const response of responses) settle(response as Response, response.errored ?? 'aborted');
+  for (const response of responses) settle(response as Response, cutOffByClient(response) ? 'aborted' : response.errored);
   responses.clear();
+}
+
+/**
+ * Whether the client closed the connection before `res` was written to the end: Node then leaves the
+ * response without an error, or marks it with its own ECONNRESET "aborted"; a response the service
+ * destroyed carries the service's error (a source stream that failed, say).
+ */
+export function cutOffByClient(res: ServerResponse): boolean {
+  if (!res.destroyed || res.writableFinished) return false;
+  const error = res.errored as NodeJS.ErrnoException | null;
+  return !error || (error.code === 'ECONNRESET' && error.message === 'aborted');
 }
 
 /** Writes the access-log line of `res` once; `error` is 'aborted' for a response whose connection ended first. */
