@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { PASSWORD_MAX_BYTES } from './password-policy.js';
+import { hashedPassword, PASSWORD_MAX_BYTES } from './password-policy.js';
 
 /** bcrypt on a worker-thread pool sized to the cores, so hashing never runs on the event loop. */
 export class PasswordHasher {
@@ -20,14 +20,20 @@ export class PasswordHasher {
     });
   }
 
+  /** Hashes the password in NFKC (see hashedPassword). */
   hash(password: string): Promise<string> {
-    return this.pool.run({ password, cost: this.cost }, { name: 'hash' });
+    return this.pool.run({ password: hashedPassword(password), cost: this.cost }, { name: 'hash' });
   }
 
-  /** bcrypt reads only the first 72 bytes, so a longer password never matches (it would match its prefix). */
+  /**
+   * Whether `password` is the one hashed: in NFKC, or, for a hash made before passwords were
+   * normalised, exactly as typed (a second comparison, only for a password that NFKC changes: it
+   * costs the same whether the account exists or not).
+   */
   async compare(password: string, hash: string): Promise<boolean> {
-    const matches: boolean = await this.pool.run({ password, hash }, { name: 'compare' });
-    return matches && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
+    const normal = hashedPassword(password);
+    if (await this.matches(normal, hash)) return true;
+    return normal !== password && this.matches(password, hash);
   }
 
   /** Spends the same time as a real comparison, so an unknown account is not told apart by timing. */
@@ -35,6 +41,12 @@ export class PasswordHasher {
     this.dummyHash ??= this.hash(`dummy-${Math.random()}-${Date.now()}`);
     await this.compare(password, await this.dummyHash);
     return false;
+  }
+
+  /** bcrypt reads only the first 72 bytes, so a longer password never matches (it would match its prefix). */
+  private async matches(password: string, hash: string): Promise<boolean> {
+    const matches: boolean = await this.pool.run({ password, hash }, { name: 'compare' });
+    return matches && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
   }
 
   async close(): Promise<void> {

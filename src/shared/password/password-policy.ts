@@ -8,18 +8,40 @@ export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_BYTES = 72;
 
 /**
- * NIST SP 800-63B style policy: length and a blocklist, no composition rules.
- * 72 bytes is bcrypt's input limit; longer passwords would be silently truncated.
+ * The form in which a password is hashed and compared: NFKC, so that the same password typed on
+ * another keyboard (full-width letters and digits, a no-break or ideographic space, an accent
+ * composed or not) is the same password. Nothing else changes: a trailing space still counts.
+ */
+export function hashedPassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+/**
+ * The form in which the policy judges a password: format characters (zero-width spaces and joiners,
+ * byte-order marks, direction marks, soft hyphens: \p{Cf}) removed, NFKC, and whitespace trimmed from
+ * both ends, so that padding a common or short password with what cannot be seen does not pass.
+ * Format characters go first: one between two characters would keep NFKC from composing them.
+ */
+export function judgedPassword(password: string): string {
+  return password.replace(/\p{Cf}/gu, '').normalize('NFKC').trim();
+}
+
+/**
+ * NIST SP 800-63B style policy: length and a blocklist, no composition rules, judged on the password
+ * without invisible padding (judgedPassword). 72 bytes is bcrypt's input limit, counted on what is
+ * hashed; longer passwords would be silently truncated.
  */
 export function assertPasswordPolicy(password: string, phone?: Phone, field = 'password'): void {
   const weak = (reason: string) => {
     throw new AppError(ErrorCode.WEAK_PASSWORD, `The password ${reason}`, { fields: { [field]: reason } });
   };
-  if ([...password].length < PASSWORD_MIN_LENGTH) weak(`must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) weak(`must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
-  if (COMMON.has(password.toLowerCase())) weak('is too common');
+  const judged = judgedPassword(password);
+  if (judged === '') weak('must not be only spaces or invisible characters');
+  if ([...judged].length < PASSWORD_MIN_LENGTH) weak(`must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (Buffer.byteLength(hashedPassword(password), 'utf8') > PASSWORD_MAX_BYTES) weak(`must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
+  if (COMMON.has(judged.toLowerCase())) weak('is too common');
   if (phone) {
-    const digits = password.replace(/[\s\-+().]/g, '');
+    const digits = judged.replace(/[\s\-+().]/g, '');
     const phoneDigits = phone.e164.slice(1);
     if (digits === phone.national || digits === phoneDigits || digits === `0${phone.national}`) {
       weak('must not be the phone number');
