@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { errorOf, expectRetryAfter } from '../graphql/support.js';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
+import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
 import type { HttpResult } from '../helpers/http.js';
 import { newPhone, type TestServer, useTestServer } from '../helpers/server.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
@@ -85,6 +86,24 @@ describe('per phone and address (CODE_FAILURES_PER_PHONE_IP, 10 in 15 minutes)',
     const failed = await t.sql<{ n: number }>("select count(*)::int as n from security_events where type = 'SIGN_IN_FAILED' and phone_masked like $1 and at > now() - interval '1 minute'", [`%${phone.slice(-4)}`]);
     expect(failed[0]!.n).toBeLessThanOrEqual(1);
   });
+});
+
+/** Wrong codes sent to two instances in turn: the eleventh is refused by whichever gets it. */
+async function acrossInstances({ a, b }: Pair): Promise<void> {
+  const { phone } = await signInWithCode(a);
+  for (let i = 0; i < 10; i++) expectInvalidCode(await use(i % 2 ? b : a, 'REST', 'login', phone, wrong(i), '198.51.100.4'), 'REST');
+  expectLimited(await use(a, 'GraphQL', 'login', phone, wrong(10), '198.51.100.4'), 'GraphQL', 900);
+  expectLimited(await use(b, 'REST', 'login', phone, wrong(11), '198.51.100.4'), 'REST', 900);
+}
+
+describe('across two instances sharing PostgreSQL', () => {
+  const pair = instancePair(() => ({ TRUST_PROXY: 'loopback' }));
+  it('holds the per phone and address limit', () => acrossInstances(pair));
+});
+
+describeWithRedis('across two instances sharing Redis', (redis) => {
+  const pair = instancePair(() => ({ ...redis.env, TRUST_PROXY: 'loopback' }));
+  it('holds the per phone and address limit', () => acrossInstances(pair));
 });
 
 describe('per address per day (CODE_FAILURES_PER_IP_DAILY)', () => {
