@@ -64,7 +64,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
@@ -74,7 +74,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
     ok: { status: 201, schema: AuthPayloadJson, description: 'Created and signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/refresh', summary: 'Rotate a refresh token', auth: 'none', body: RefreshSchema,
@@ -84,7 +84,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/reset-password', summary: 'Set a new password with a reset-password code', auth: 'none', body: ResetPasswordSchema,
     ok: { status: 204, description: 'Password set; every session revoked' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/logout', summary: 'Revoke the current session, or all of them', auth: 'bearer', body: LogoutSchema,
@@ -97,7 +97,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'delete', path: '/api/v1/users/me', summary: 'Delete the account with a delete-account code', auth: 'bearer', body: DeleteAccountSchema,
-    ok: { status: 204, description: 'Deleted' }, errors: ['VALIDATION_FAILED', 'INVALID_CODE', ...BEARER],
+    ok: { status: 204, description: 'Deleted' }, errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'RATE_LIMITED', ...BEARER],
   },
   {
     method: 'put', path: '/api/v1/users/me/password', summary: 'Change or set the password', auth: 'bearer', body: ChangePasswordSchema,
