@@ -212,8 +212,7 @@ export async function signInByOutbox(url: string, outboxFile: string, phone: str
     body: JSON.stringify({ phone, purpose: 'login' }),
   });
   if (sent.status !== 200) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
-  const lines = (await readFile(outboxFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { phone: string; code: string });
-  const code = lines.reverse().find((m) => m.phone === phone)!.code;
+  const code = await outboxCode(outboxFile, phone);
   const login = await fetch(`${url}/api/v1/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -222,4 +221,12 @@ export async function signInByOutbox(url: string, outboxFile: string, phone: str
   const body = (await login.json()) as any;
   if (login.status !== 200) throw new Error(`login: ${login.status} ${JSON.stringify(body)}`);
   return { accessToken: body.accessToken, userId: body.user.id };
+}
+
+/** The last code the file SMS provider wrote to `outboxFile` for `phone` (and `purpose`, when given). */
+export async function outboxCode(outboxFile: string, phone: string, purpose?: string): Promise<string> {
+  const lines = (await readFile(outboxFile, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { phone: string; code: string; purpose: string });
+  const message = lines.reverse().find((m) => m.phone === phone && (purpose === undefined || m.purpose === purpose));
+  if (!message) throw new Error(`no ${purpose ?? ''} code in ${outboxFile} for ${phone}`);
+  return message.code;
 }
