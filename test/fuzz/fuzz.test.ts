@@ -1,0 +1,249 @@
+// A bounded fuzz run against a freshly started service process (loopback only): malformed and
+// truncated bodies, odd encodings, aborted and slow connections, to every REST route of the OpenAPI
+// document and every GraphQL root field of the introspected schema. It fails on any 5xx, any GraphQL
+// server fault, any log line at error level or above, output on stderr, the process dying, an upload
+// left staged, or the service not ready at the end; each distinct finding is printed with a request
+// that shows it. FUZZ_SEED and FUZZ_SECONDS (default 60) choose the run; the seed is printed.
+import { afterAll, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { noise, solid } from '../avatar/fixtures.js';
+import { TEST_JWT_SECRET } from '../helpers/server.js';
+import { startService, type ServiceProcess } from '../operability/support.js';
+import type { GenContext } from './draft.js';
+import { coldStart, randomPick, sweep, type Planned } from './plan.js';
+import { Rng } from './random.js';
+import { describeFindings, Findings, logMessage, normalise, summary, type LogLine } from './report.js';
+import { pool, replay, send, type Sent, type Service } from './run.js';
+import { deletionRace, slowPeers } from './scenarios.js';
+import { Sessions } from './sessions.js';
+import { discoverTargets } from './targets.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
+const SECONDS = Number(process.env.FUZZ_SECONDS ?? 60);
+/** A file to write every request's outcome and every log line to, for a closer look (none unless given). */
+const DUMP = process.env.FUZZ_DUMP;
+const CONCURRENCY = 8;
+const AVATAR_MAX_BYTES = 64 * 1024;
+const INTERNAL_KEY = 'fuzz-run-internal-key-of-forty-characters';
+
+const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-fuzz-'));
+let service: ServiceProcess | undefined;
+
+afterAll(async () => {
+  await service?.kill();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const out = (text: string) => process.stdout.write(text);
+
+it(
+  'answers malformed, truncated, aborted and slow requests to every route and operation without a 5xx, an error log line or dying',
+  async () => {
+    const runStarted = Date.now();
+    out(`\nfuzz: seed ${SEED} (FUZZ_SEED), ${SECONDS} s of requests (FUZZ_SECONDS), ${CONCURRENCY} at a time\n`);
+    const outbox = join(dir, 'sms.jsonl');
+    const dataDir = join(dir, 'data');
+    service = await startService({
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
+      DATABASE_POOL_SIZE: process.env.TEST_EMBEDDED_DATABASE ? '1' : '5',
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      SMS_PROVIDER: 'file',
+      SMS_OUTBOX_FILE: outbox,
+      BCRYPT_COST: '4',
+      PASSWORD_HASH_THREADS: '1',
+      INTERNAL_API_KEY: INTERNAL_KEY,
+      AVATAR_MAX_BYTES: String(AVATAR_MAX_BYTES),
+      SMS_ALLOWED_COUNTRIES: '*',
+      // Every request comes from 127.0.0.1: the per-address limits would soon answer everything with
+      // 429 and hide what lies behind. The per-phone limits stay as they are (the run reuses few phones).
+      SEND_CODE_PER_IP_HOURLY: '1000000',
+      LOGIN_FAILURES_PER_IP_DAILY: '1000000',
+      CODE_FAILURES_PER_IP_DAILY: '1000000',
+      // The conversion breaker answers 503 by policy once many codes go unused, as they do here.
+      SMS_MIN_CONVERSION: '0',
+    });
+    const proc = service;
+    const url = proc.url;
+    const port = Number(new URL(url).port);
+    let diedAt: number | undefined;
+    void proc.exited.then(() => (diedAt = Date.now()));
+
+    // Cold start: the first requests the process serves are the fuzz run's own (discovery, sign-in).
+    const { targets } = await discoverTargets(url);
+    const sessions = new Sessions(url, outbox, new Rng(SEED ^ 0x5e55));
+    await sessions.start();
+    const live: Service = { port, sessions, timeoutMs: 10_000 };
+    const images = await Promise.all((['png', 'jpeg', 'gif', 'webp'] as const).map((f) => solid(8, 8, f)));
+    const g: GenContext = {
+      rng: new Rng(SEED),
+      known: { userId: sessions.main.userId, phone: sessions.main.phone, sid: sessions.main.sid, forged: await sessions.signIn() },
+      images,
+      internalKey: INTERNAL_KEY,
+      tooLarge: AVATAR_MAX_BYTES,
+    };
+    const sent: Sent[] = [];
+    const findings = new Findings();
+    const deadline = runStarted + SECONDS * 1000;
+    let stop = false;
+    let index = 0;
+    const record = (s: Sent) => {
+      sent.push(s);
+      findings.fromAnswer(s);
+    };
+    /** Sends `list`, then random requests until `until`; stops early if the process dies. */
+    const run = (list: Planned[], until: number) => {
+      const first = index;
+      return pool(CONCURRENCY, () => {
+        if (diedAt !== undefined) return undefined;
+        let planned: Planned;
+        if (index - first < list.length) planned = list[index - first]!;
+        else if (Date.now() < until) planned = randomPick(targets, g);
+        else return undefined;
+        const id = `#${index++}`;
+        return async () => record(await send(id, planned, live));
+      });
+    };
+
+    // Cold start: broken uploads all at once, before anything was ever staged.
+    await run(coldStart(targets, g), 0);
+    Object.assign(g.known, await sessions.knownValues(await noise(150, 150, 'jpeg')).catch(() => ({})));
+    const plan = sweep(targets, g);
+    out(
+      `fuzz: ${targets.length} targets (${targets.filter((t) => t.transport === 'rest').length} REST, ${targets.filter((t) => t.transport === 'graphql').length} GraphQL); ` +
+        `${index} cold-start uploads, a sweep of ${plan.length} requests, then random ones\n`,
+    );
+
+    // Liveness beside the run: /healthz answered within 5 s all along (slow peers included).
+    const health = { polls: 0, failures: 0, maxMs: 0 };
+    const healthLoop = (async () => {
+      while (!stop) {
+        const t0 = Date.now();
+        const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5000) })
+          .then((r) => r.status === 200)
+          .catch(() => false);
+        health.polls += 1;
+        if (!ok) health.failures += 1;
+        health.maxMs = Math.max(health.maxMs, Date.now() - t0);
+        await sleep(500);
+      }
+    })();
+    const keepAlive = (async () => {
+      while (!stop) {
+        await sleep(2000);
+        if (!stop && diedAt === undefined) await sessions.keepMainAlive().catch(() => undefined);
+      }
+    })();
+    // Scenarios on their own random streams, so that the plan's stays the seed's.
+    const side = (salt: number): GenContext => ({ ...g, rng: new Rng(SEED ^ salt) });
+    const slow = slowPeers(targets, side(0x510e), live, Math.min(15_000, SECONDS * 300));
+    const races = (async () => {
+      const rounds: Sent[] = [];
+      const raceContext = side(0x4ace);
+      for (let round = 0; round < 4 && !stop; round++) {
+        await sleep((SECONDS * 1000) / 5);
+        if (stop || diedAt !== undefined) break;
+        rounds.push(...(await deletionRace(targets, raceContext, live, round).catch(() => [])));
+      }
+      return rounds;
+    })();
+
+    await run(plan, deadline);
+    const sendingMs = Date.now() - runStarted;
+    stop = true;
+    for (const s of [...(await slow), ...(await races)]) record(s);
+    await Promise.all([healthLoop, keepAlive]);
+
+    // The log so far; then each log finding without a request id gets its likeliest requests sent
+    // again, one at a time, until one writes the same line (bounded to 20 s).
+    await sleep(1500);
+    const lines = logLines(proc.stdout());
+    findings.fromLog(lines, sent);
+    const replayUntil = Date.now() + 20_000;
+    let replays = 0;
+    for (const finding of findings.list().filter((f) => f.attribution === 'candidates' && f.kind === 'error-level log line')) {
+      for (const candidate of finding.examples) {
+        if (diedAt !== undefined || Date.now() > replayUntil) break;
+        const before = proc.stdout().length;
+        await replay(candidate, live);
+        replays += 1;
+        await sleep(300);
+        if (logLines(proc.stdout().slice(before)).some((l) => l.level >= 50 && normalise(logMessage(l)) === normalise(finding.message))) {
+          Object.assign(finding, { examples: [candidate], attribution: 'replayed' });
+          break;
+        }
+      }
+    }
+
+    // What the process says after the storm: still there, ready, nothing left staged.
+    const ready = diedAt === undefined ? await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, () => 0) : 0;
+    let staged: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      staged = await readdir(join(dataDir, 'tmp')).catch(() => []);
+      if (staged.length === 0) break;
+      await sleep(300);
+    }
+    const alive = diedAt === undefined;
+    await proc.kill();
+    const exit = await proc.exited;
+    if (DUMP) await dump(DUMP, sent, lines);
+    if (!alive) {
+      const inFlight = sent.filter((s) => s.started <= diedAt! && s.ended >= diedAt! - 50).slice(0, 5);
+      findings.add({ kind: 'process died', target: 'the service', status: `exit ${exit.code ?? exit.signal}`, message: proc.stderr().trim().split('\n').slice(-8).join(' | ') }, inFlight, 'candidates');
+    } else if (ready !== 200) {
+      findings.add({ kind: 'not ready after the run', target: 'GET /readyz', status: String(ready), message: '/readyz did not answer 200' });
+    }
+    if (staged.length > 0) findings.add({ kind: 'upload left staged', target: 'upload staging', status: `${staged.length} file(s)`, message: `left in DATA_DIR/tmp: ${staged.slice(0, 5).join(', ')}` });
+    const stderr = proc.stderr().trim();
+    if (alive && stderr) findings.add({ kind: 'output on stderr', target: 'the service', status: 'stderr', message: stderr.split('\n').slice(0, 8).join(' | ') });
+    if (health.failures > 0 || health.maxMs > 5000) {
+      findings.add({ kind: 'service unresponsive', target: 'GET /healthz', status: `${health.failures} failed polls`, message: `slowest poll ${health.maxMs} ms` });
+    }
+
+    const list = findings.list();
+    out(
+      `\nfuzz summary (seed ${SEED}): ${((Date.now() - runStarted) / 1000).toFixed(1)} s in all, ${(sendingMs / 1000).toFixed(1)} s sending; ` +
+        `${index} planned requests (sweep ${plan.length}), ${sessions.signIns} sign-ins of the run's own (${sessions.failedSignIns} failed)\n` +
+        summary(sent, [
+          `/healthz beside the run: ${health.polls} polls, ${health.failures} failed, slowest ${health.maxMs} ms`,
+          `service log: ${lines.length} lines, ${lines.filter((l) => l.level >= 50).length} at error level or above; ${replays} requests sent again to find the one behind a line; /readyz at the end: ${ready}; process ${alive ? 'alive' : 'dead'}`,
+        ]) +
+        `\n${describeFindings(list)}`,
+    );
+    expect(list.map((f) => `${f.kind} on ${f.target}: ${f.status} - ${f.message}`)).toEqual([]);
+  },
+  (SECONDS + 120) * 1000,
+);
+
+/** The JSON log lines in a service's standard output (the start-up summary is plain text). */
+function logLines(stdout: string): LogLine[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+/** Every request's outcome and every log line, one JSON object a line, for a closer look (FUZZ_DUMP). */
+async function dump(file: string, sent: Sent[], lines: LogLine[]): Promise<void> {
+  const requests = sent.map((s) => ({
+    id: s.id,
+    kind: `${s.planned.family}: ${s.planned.variant}`,
+    target: s.planned.target.name,
+    started: s.started,
+    ended: s.ended,
+    outcome: s.exchange.outcome,
+    sent: `${s.exchange.sent}/${s.raw.length}`,
+    answers: s.exchange.answers.map((a) => `${a.status} ${a.headers['x-request-id'] ?? ''} ${a.body.subarray(0, 160).toString('utf8')}`),
+    head: s.raw.subarray(0, 200).toString('latin1'),
+  }));
+  await writeFile(file, [...requests, ...lines].map((x) => JSON.stringify(x)).join('\n'));
+}
