@@ -68,6 +68,8 @@ it(
       // 429 and hide what lies behind. The per-phone limits stay as they are (the run reuses few phones).
       SEND_CODE_PER_IP_HOURLY: '1000000',
       LOGIN_FAILURES_PER_IP_DAILY: '1000000',
+      // A deletion race asks a new user's delete-account code right after their sign-in code.
+      SEND_CODE_INTERVAL_SECONDS: '0',
       CODE_FAILURES_PER_IP_DAILY: '1000000',
       // The conversion breaker answers 503 by policy once many codes go unused, as they do here.
       SMS_MIN_CONVERSION: '0',
@@ -98,7 +100,7 @@ it(
     let index = 0;
     const record = (s: Sent) => {
       sent.push(s);
-      findings.fromAnswer(s);
+      findings.fromAnswer(s, diedAt !== undefined && s.ended >= diedAt);
     };
     /** Sends `list`, then random requests until `until`; stops early if the process dies. */
     const run = (list: Planned[], until: number) => {
@@ -146,15 +148,21 @@ it(
     // Scenarios on their own random streams, so that the plan's stays the seed's.
     const side = (salt: number): GenContext => ({ ...g, rng: new Rng(SEED ^ salt) });
     const slow = slowPeers(targets, side(0x510e), live, Math.min(15_000, SECONDS * 300));
+    const raceRounds = { run: 0, failed: [] as string[] };
     const races = (async () => {
-      const rounds: Sent[] = [];
+      const requests: Sent[] = [];
       const raceContext = side(0x4ace);
       for (let round = 0; round < 4 && !stop; round++) {
         await sleep((SECONDS * 1000) / 5);
         if (stop || diedAt !== undefined) break;
-        rounds.push(...(await deletionRace(targets, raceContext, live, round).catch(() => [])));
+        raceRounds.run += 1;
+        const sentInRound = await deletionRace(targets, raceContext, live, round).catch((error: unknown) => {
+          raceRounds.failed.push(String(error).slice(0, 200));
+          return [];
+        });
+        requests.push(...sentInRound);
       }
-      return rounds;
+      return requests;
     })();
 
     await run(plan, deadline);
@@ -214,6 +222,7 @@ it(
       `\nfuzz summary (seed ${SEED}): ${((Date.now() - runStarted) / 1000).toFixed(1)} s in all, ${(sendingMs / 1000).toFixed(1)} s sending; ` +
         `${index} planned requests (sweep ${plan.length}), ${sessions.signIns} sign-ins of the run's own (${sessions.failedSignIns} failed)\n` +
         summary(sent, [
+          `deletion races: ${raceRounds.run} rounds${raceRounds.failed.length > 0 ? `, ${raceRounds.failed.length} could not start (${raceRounds.failed.join('; ')})` : ''}`,
           `/healthz beside the run: ${health.polls} polls, ${health.failures} failed, slowest ${health.maxMs} ms`,
           `service log: ${lines.length} lines, ${lines.filter((l) => l.level >= 50).length} at error level or above; ${replays} requests sent again to find the one behind a line; /readyz at the end: ${ready}; process ${alive ? 'alive' : 'dead'}`,
         ]) +

@@ -59,8 +59,8 @@ export class Findings {
     return [...this.byKey.values()];
   }
 
-  /** Looks at an answer: 5xx, a GraphQL server fault, no answer where one was due. */
-  fromAnswer(sent: Sent): void {
+  /** Looks at an answer: 5xx, a GraphQL server fault, no answer where one was due (unless the process had died by then). */
+  fromAnswer(sent: Sent, processDead = false): void {
     const { exchange, planned } = sent;
     const target = planned.target.name;
     for (const answer of exchange.answers) {
@@ -81,7 +81,7 @@ export class Findings {
       }
     }
     const complete = planned.draft.delivery.ending === 'wait' && planned.draft.cut === undefined;
-    if (complete && exchange.answers.length === 0) {
+    if (complete && exchange.answers.length === 0 && !processDead) {
       this.add({ kind: 'no answer to a complete request', target, status: exchange.outcome, message: `${planned.family}: ${planned.variant}` }, [sent]);
     }
   }
@@ -151,6 +151,7 @@ function reproduction(s: Sent): string {
     `      body (${body.length} bytes): ${clip(JSON.stringify(body.subarray(0, 300).toString('latin1')))}`,
     `      ${how}${d.delivery.dribble ? ` in pieces of ${d.delivery.dribble.bytes} every ${d.delivery.dribble.pauseMs} ms` : ''}, ${ending}; outcome ${s.exchange.outcome} after ${s.exchange.ms} ms`,
     `      answer: ${answers}`,
+    ...(s.planned.family === 'deletion race' ? ['      (sent at the same moment as the deletion of this user and their requests to every other signed-in route and operation)'] : []),
   ].join('\n');
 }
 
