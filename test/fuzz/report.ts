@@ -80,7 +80,9 @@ export class Findings {
         if (SERVER_CODES.has(code)) this.add({ kind: 'GraphQL server fault', target, status: `${answer.status} ${code}`, message: String(error.message) }, [sent]);
       }
     }
-    const complete = planned.draft.delivery.ending === 'wait' && planned.draft.cut === undefined;
+    // Sent whole, and the client waited: the server owes an answer (one that closed the connection
+    // while the request was still coming in may have refused it early).
+    const complete = planned.draft.delivery.ending === 'wait' && exchange.sent === sent.raw.length;
     if (complete && exchange.answers.length === 0 && !processDead) {
       this.add({ kind: 'no answer to a complete request', target, status: exchange.outcome, message: `${planned.family}: ${planned.variant}` }, [sent]);
     }

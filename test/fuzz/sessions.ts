@@ -82,7 +82,10 @@ export class Sessions {
     form.append('file', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'avatar.jpg');
     const upload = await fetch(`${this.url}/api/v1/users/me/avatar`, { method: 'POST', headers: { authorization: `Bearer ${owner.accessToken}` }, body: form });
     const { avatarUrl } = (await upload.json()) as { avatarUrl?: string };
-    const page = await fetch(`${this.url}/api/v1/users/me/security-events?limit=1`, { headers: { authorization: `Bearer ${this.main.accessToken}` } });
+    // A second event (a new user has one, the sign-in), so that a page of one has a next.
+    const authorization = `Bearer ${this.main.accessToken}`;
+    await fetch(`${this.url}/api/v1/users/me`, { method: 'PATCH', headers: { authorization, 'content-type': 'application/json' }, body: '{"nickname":"Fuzzy"}' });
+    const page = await fetch(`${this.url}/api/v1/users/me/security-events?limit=1`, { headers: { authorization } });
     const { nextCursor } = (await page.json()) as { nextCursor?: string };
     return { avatarKey: avatarUrl?.split('/').pop(), cursor: nextCursor ?? undefined };
   }
