@@ -198,6 +198,18 @@ export const graphqlTransportFamily: Family = {
       toGet(d, g, true);
       d.path = `/graphql?${g.rng.pick(['query=%ZZ', 'query=%7B+me+%7B+id+%7D+%7D&variables=%7Bbad', 'query=%7B__typename%7D&variables=%5B%5D', 'query=a&query=b', 'query=%7B__typename%7D&extensions=%7B', 'variables=%7B%7D', 'query=', 'query[]=x', 'query=%7B__typename%7D&operationName[a]=1'])}`;
     },
+    // The token limit reads a POST body's query; a GET carries its document in the URL.
+    'GET with a document past the limits': (d, _t, g) => {
+      toGet(d, g, true);
+      const document = g.rng.pick([
+        `{${'...on Query{'.repeat(700)}__typename${'}'.repeat(700)}}`,
+        `{${Array.from({ length: 600 }, (_, i) => `a${i}:__typename`).join(' ')}}`,
+        `{${'__typename '.repeat(1500)}}`,
+        '{...A} fragment A on Query{...B} fragment B on Query{...A}',
+        `{__schema{types{${'fields{type{fields{type{'.repeat(60)}name${'}}}}'.repeat(60)}}}}`,
+      ]);
+      d.path = `/graphql?${new URLSearchParams({ query: document }).toString()}`;
+    },
     'GET with a very long URL': (d, _t, g) => {
       toGet(d, g, true);
       d.path = `/graphql?query=${encodeURIComponent(`{ __typename ${'# '.repeat(g.rng.pick([3000, 9000]))}}`)}`;
