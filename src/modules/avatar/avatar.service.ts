@@ -25,14 +25,17 @@ export class AvatarService {
     private readonly logger: Logger,
   ) {}
 
-  /** Streams an upload to a temporary file within the size limit (PAYLOAD_TOO_LARGE past it). */
-  stage(source: Readable | (() => Readable)): Promise<StagedUpload> {
+  /**
+   * Streams an upload to a temporary file within the size limit (PAYLOAD_TOO_LARGE past it;
+   * VALIDATION_FAILED when the client's stream fails: cut off, aborted).
+   */
+  stage(source: Readable): Promise<StagedUpload> {
     return this.staging.stage(source);
   }
 
-  /** Receives and applies one upload: the whole use case for transports that hand over one stream. */
-  async upload(principal: Principal, source: Readable | (() => Readable), client: ClientInfo): Promise<UserView> {
-    return this.replace(principal, await this.stage(source), client);
+  /** Opens, receives and applies one upload: the whole use case for transports that hand over a file to open. */
+  async upload(principal: Principal, open: () => Readable | Promise<Readable>, client: ClientInfo): Promise<UserView> {
+    return this.replace(principal, await this.staging.open(open), client);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,27 +20,23 @@ export interface StagedUpload {
  */
 export class UploadStaging {
   private readonly dir: string;
-  private ready?: Promise<unknown>;
 
   constructor(
     dir: string,
     private readonly maxBytes: number,
   ) {
     this.dir = resolve(dir);
+    // Made here, once, rather than on first use: awaiting it there would leave the first upload's
+    // stream without an error listener meanwhile, and a client hanging up then would end the process.
+    mkdirSync(this.dir, { recursive: true });
   }
 
-  /** `source` may be a function that opens the stream: graphql-upload throws from there when the file was already too large. */
-  async stage(source: Readable | (() => Readable)): Promise<StagedUpload> {
-    let stream: Readable;
-    try {
-      stream = typeof source === 'function' ? source() : source;
-    } catch (error) {
-      throw isTooLarge(error) ? tooLarge(this.maxBytes) : error;
-    }
-    this.ready ??= mkdir(this.dir, { recursive: true });
-    await this.ready;
+  /**
+   * Stages an upload the transport already holds. Nothing is awaited before the pipeline listens
+   * to `source`: a stream that errors (cut off, client gone) always has a listener.
+   */
+  stage(source: Readable): Promise<StagedUpload> {
     const path = join(this.dir, `upload-${randomBytes(12).toString('hex')}`);
-    const discard = () => rm(path, { force: true });
     let bytes = 0;
     const limit = this.maxBytes;
     const counter = new Transform({
@@ -50,18 +46,52 @@ export class UploadStaging {
         else callback(null, chunk);
       },
     });
+    const discard = () => rm(path, { force: true });
+    return pipeline(source, counter, createWriteStream(path, { flags: 'wx' })).then(
+      () => ({ path, bytes, discard }),
+      async (error: unknown) => {
+        await discard();
+        throw isSystemError(error) ? error : this.fromSource(error);
+      },
+    );
+  }
+
+  /**
+   * Stages an upload that must first be opened: graphql-upload's file promise rejects, and its
+   * `createReadStream` throws, when the request was cut off or the file is already too large. The
+   * stream is opened and listened to in one run of the microtask queue, where no event comes between.
+   */
+  async open(source: () => Readable | Promise<Readable>): Promise<StagedUpload> {
+    let stream: Readable;
     try {
-      await pipeline(stream, counter, createWriteStream(path, { flags: 'wx' }));
+      stream = await source();
     } catch (error) {
-      await discard();
-      throw isTooLarge(error) ? tooLarge(limit) : error;
+      throw this.fromSource(error);
     }
-    return { path, bytes, discard };
+    return this.stage(stream);
+  }
+
+  /** Anything the upload's own stream reports is the client's doing: too large, or cut off. */
+  private fromSource(error: unknown): AppError {
+    if (isTooLarge(error)) return tooLarge(this.maxBytes);
+    if (error instanceof AppError) return error;
+    return new AppError(ErrorCode.VALIDATION_FAILED, 'The upload was cut off or is malformed', {
+      fields: { file: 'the upload was cut off or is malformed' },
+      cause: error,
+    });
   }
 }
 
 function tooLarge(limit: number): AppError {
   return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The avatar is larger than ${limit} bytes`);
+}
+
+/**
+ * A failed system call: the disk (no space, no directory), ours to report. The streams pass one
+ * error to all of them, so which stream emitted it does not tell whose it is; its kind does.
+ */
+function isSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | null)?.syscall === 'string';
 }
 
 /** Ours, or graphql-upload's PayloadTooLargeError (an http-errors 413). */

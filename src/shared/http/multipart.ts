@@ -24,6 +24,9 @@ export async function readSingleFile<T>(
   if (!req.is('multipart/form-data')) {
     throw invalidFile(`Send multipart/form-data with one file in the field "${field}"`);
   }
+  // Gone while the request waited (for authentication): its 'close' has passed, and nothing would
+  // ever end the parser.
+  if (req.destroyed && !req.complete) throw invalidFile('The upload was aborted');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 20, parts: 25 } });
@@ -37,6 +40,10 @@ export async function readSingleFile<T>(
       problem ??= error;
     };
     parser.on('file', (name, stream) => {
+      // Busboy errors the file stream when the body is cut off or the client goes, and an unheard
+      // 'error' would end the process: heard here at once, before anything is awaited. The answer
+      // comes from the parser's error, the abort or the consumer's own failure.
+      stream.on('error', () => undefined);
       if (name !== field) {
         fail(invalidFile(`Unexpected file field "${name}"; send the file in "${field}"`));
         stream.resume();
@@ -60,7 +67,8 @@ export async function readSingleFile<T>(
     parser.on('close', () => settle());
     // The client went away: without an end the parser would wait forever, and so would the
     // consumer's stream; destroying the parser errors the file stream, so staging cleans up.
-    req.on('aborted', () => {
+    req.once('close', () => {
+      if (req.complete) return;
       fail(invalidFile('The upload was aborted'));
       parser.destroy(new Error('The upload was aborted'));
     });
