@@ -24,15 +24,32 @@ export function guardedUploads({ authenticator }: Services, upload: RequestHandl
       );
     }
     res.locals.principal = await authenticator.authenticate(req.get('authorization'));
-    upload(req, res, (error?: unknown) => next(tooManyFiles(error) ? invalidFile('Send exactly one file') : error));
+    // Gone meanwhile: graphql-upload listens for a 'close' that has passed, and would wait forever.
+    if (req.destroyed && !req.complete) throw invalidFile('The upload was aborted');
+    upload(req, res, (error?: unknown) => {
+      if (error === undefined) return next();
+      // Refused before a byte was read (busboy found no boundary): graphql-upload holds any answer
+      // until the body has ended, so the body is read and dropped, as graphql-upload does itself
+      // when it refuses one halfway.
+      if (req.readableFlowing === null) req.resume();
+      next(fromUpload(error));
+    });
   };
   return (req, res, next) => (mayBeMultipart(req) ? guard(req, res, next) : next());
 }
 
-/** graphql-upload refuses a second file with a 413; as on REST, that is a malformed request, not a large one. */
-function tooManyFiles(error: unknown): boolean {
+/**
+ * graphql-upload fails a request only for what the client sent: a body cut off or malformed
+ * (busboy's plain errors, its own 400s, the 499 of a client gone), a field too large, or a second
+ * file (a 413 that, as on REST, is a malformed request, not a large one).
+ */
+function fromUpload(error: unknown): AppError {
   const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
-  return status === 413 && typeof message === 'string' && /max file uploads exceeded/.test(message);
+  const said = typeof message === 'string' ? message : '';
+  if (status === 413) {
+    return /max file uploads exceeded/.test(said) ? invalidFile('Send exactly one file') : new AppError(ErrorCode.PAYLOAD_TOO_LARGE, said);
+  }
+  return new AppError(ErrorCode.VALIDATION_FAILED, status === 400 ? said : 'The multipart body is malformed or was cut off', { cause: error });
 }
 
 /**
