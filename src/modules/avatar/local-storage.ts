@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AvatarStorage, StoredAvatar } from './avatar-storage.js';
 
@@ -31,13 +30,23 @@ export class LocalAvatarStorage implements AvatarStorage {
     }
   }
 
+  /**
+   * Opens the file before anything else: a replacement that deletes it afterwards cannot tear the
+   * answer, as size and bytes come from the open file, and one deleted before is simply not found.
+   */
   async get(key: string): Promise<StoredAvatar | undefined> {
-    const path = this.path(key);
+    let handle: FileHandle;
     try {
-      const { size } = await stat(path);
-      return { body: createReadStream(path), size };
+      handle = await open(this.path(key), 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      const { size } = await handle.stat();
+      return { body: handle.createReadStream(), size };
+    } catch (error) {
+      await handle.close();
       throw error;
     }
   }
