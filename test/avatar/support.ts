@@ -94,7 +94,7 @@ export class RawUpload {
     });
   }
 
-  static open(t: TestServer, path: string, headers: Record<string, string>, contentLength: number): Promise<RawUpload> {
+  static open(t: Pick<TestServer, 'url'>, path: string, headers: Record<string, string>, contentLength: number): Promise<RawUpload> {
     const { hostname, port, host } = new URL(t.url);
     return new Promise((resolve, reject) => {
       const socket = connect(Number(port), hostname, () => {
@@ -125,6 +125,11 @@ export class RawUpload {
   /** Hangs up abruptly, as a client that goes away mid-upload. */
   destroy(): void {
     this.socket.destroy();
+  }
+
+  /** Resets the connection (TCP RST rather than FIN), as a client that crashes or loses its network. */
+  reset(): void {
+    this.socket.resetAndDestroy();
   }
 }
 
@@ -205,7 +210,7 @@ async function list(dir: string): Promise<string[]> {
 }
 
 /** Files being staged (DATA_DIR/tmp). */
-export const tmpFiles = (t: TestServer) => list(join(t.dataDir, 'tmp'));
+export const tmpFiles = (t: Pick<TestServer, 'dataDir'>) => list(join(t.dataDir, 'tmp'));
 /** Stored avatars (DATA_DIR/avatars). */
 export const avatarFiles = (t: TestServer) => list(join(t.dataDir, 'avatars'));
 
@@ -220,7 +225,7 @@ export async function resetAvatars(t: TestServer): Promise<void> {
 }
 
 /** Waits up to `ms` for DATA_DIR/tmp to be empty or missing; returns what is left. */
-export async function settledTmpFiles(t: TestServer, ms = 2_000): Promise<string[]> {
+export async function settledTmpFiles(t: Pick<TestServer, 'dataDir'>, ms = 2_000): Promise<string[]> {
   let files: string[] = [];
   await waitFor(async () => (files = await tmpFiles(t)).length === 0, ms, 50);
   return files;
