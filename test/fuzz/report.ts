@@ -1,5 +1,6 @@
 // What the fuzz run found and what it did: findings from answers and from the service's log,
 // grouped by (route, status, message), each with the request that shows it; and the counts.
+import { header } from './draft.js';
 import type { Sent } from './run.js';
 
 /** The service's own JSON log line (pino), as far as the findings need it. */
@@ -81,9 +82,12 @@ export class Findings {
       }
     }
     // Sent whole, and the client waited: the server owes an answer (one that closed the connection
-    // while the request was still coming in may have refused it early).
+    // while the request was still coming in may have refused it early). A close without one counts
+    // only for a small request framed by its Content-Length: Node refuses bad framing and closes, and
+    // a close with a large body unread resets the connection, the answer lost on the way.
     const complete = planned.draft.delivery.ending === 'wait' && exchange.sent === sent.raw.length;
-    if (complete && exchange.answers.length === 0 && !processDead) {
+    const framed = planned.draft.framing === 'auto' && !header(planned.draft, 'transfer-encoding') && sent.raw.length < 65_536;
+    if (complete && exchange.answers.length === 0 && !processDead && (exchange.outcome === 'timeout' || framed)) {
       this.add({ kind: 'no answer to a complete request', target, status: exchange.outcome, message: `${planned.family}: ${planned.variant}` }, [sent]);
     }
   }
