@@ -13,9 +13,10 @@ import { noise, solid } from '../avatar/fixtures.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { startService, type ServiceProcess } from '../operability/support.js';
 import type { GenContext } from './draft.js';
+import { minimise } from './minimise.js';
 import { coldStart, randomPick, sweep, type Planned } from './plan.js';
 import { Rng } from './random.js';
-import { describeFindings, Findings, logMessage, normalise, summary, type LogLine } from './report.js';
+import { describeFindings, Findings, logMessage, normalise, summary, type Finding, type LogLine } from './report.js';
 import { pool, replay, send, type Sent, type Service } from './run.js';
 import { deletionRace, slowPeers } from './scenarios.js';
 import { Sessions } from './sessions.js';
@@ -152,8 +153,8 @@ it(
     const races = (async () => {
       const requests: Sent[] = [];
       const raceContext = side(0x4ace);
-      for (let round = 0; round < 4 && !stop; round++) {
-        await sleep((SECONDS * 1000) / 5);
+      for (let round = 0; round < 9 && !stop; round++) {
+        await sleep((SECONDS * 1000) / 10);
         if (stop || diedAt !== undefined) break;
         raceRounds.run += 1;
         const sentInRound = await deletionRace(targets, raceContext, live, round).catch((error: unknown) => {
@@ -172,24 +173,43 @@ it(
     await Promise.all([healthLoop, keepAlive]);
 
     // The log so far; then each log finding without a request id gets its likeliest requests sent
-    // again, one at a time, until one writes the same line (bounded to 20 s).
+    // again, one at a time, until one writes the same line; then each finding's request is sent
+    // again without one header line at a time, for a shorter reproduction (all bounded to 25 s).
     await sleep(1500);
     const lines = logLines(proc.stdout());
     findings.fromLog(lines, sent);
-    const replayUntil = Date.now() + 20_000;
+    const replayUntil = Date.now() + 25_000;
     let replays = 0;
+    /** Sends `raw` alone, as `s` was sent: whether `finding` shows again (in the answer, or as a new log line). */
+    const showsAgain = async (finding: Finding, s: Sent, raw = s.raw, cutAt = s.delivery.cutAt): Promise<boolean> => {
+      const before = proc.stdout().length;
+      const again: Sent = { ...s, raw, delivery: { ...s.delivery, cutAt } };
+      const exchange = await replay(again, live);
+      replays += 1;
+      if (finding.kind === 'error-level log line') {
+        await sleep(300);
+        return logLines(proc.stdout().slice(before)).some((l) => l.level >= 50 && normalise(logMessage(l)) === normalise(finding.message));
+      }
+      const check = new Findings();
+      check.fromAnswer({ ...again, exchange });
+      return check.list().some((f) => f.kind === finding.kind && normalise(f.message) === normalise(finding.message));
+    };
     for (const finding of findings.list().filter((f) => f.attribution === 'candidates' && f.kind === 'error-level log line')) {
       for (const candidate of finding.examples) {
         if (diedAt !== undefined || Date.now() > replayUntil) break;
-        const before = proc.stdout().length;
-        await replay(candidate, live);
-        replays += 1;
-        await sleep(300);
-        if (logLines(proc.stdout().slice(before)).some((l) => l.level >= 50 && normalise(logMessage(l)) === normalise(finding.message))) {
+        if (await showsAgain(finding, candidate)) {
           Object.assign(finding, { examples: [candidate], attribution: 'replayed' });
           break;
         }
       }
+    }
+    const SHORTENED: Finding['kind'][] = ['server error (5xx)', 'GraphQL server fault', 'error-level log line'];
+    for (const finding of findings.list()) {
+      const example = finding.examples[0];
+      if (!example || diedAt !== undefined || !SHORTENED.includes(finding.kind) || !['certain', 'replayed'].includes(finding.attribution)) continue;
+      // A race is not one request, and a slow peer's bytes take seconds to send.
+      if (example.planned.family === 'deletion race' || example.planned.family === 'slow peer') continue;
+      finding.examples = [await minimise(example, (raw, cutAt) => showsAgain(finding, example, raw, cutAt), replayUntil)];
     }
 
     // What the process says after the storm: still there, ready, nothing left staged.
@@ -224,7 +244,7 @@ it(
         summary(sent, [
           `deletion races: ${raceRounds.run} rounds${raceRounds.failed.length > 0 ? `, ${raceRounds.failed.length} could not start (${raceRounds.failed.join('; ')})` : ''}`,
           `/healthz beside the run: ${health.polls} polls, ${health.failures} failed, slowest ${health.maxMs} ms`,
-          `service log: ${lines.length} lines, ${lines.filter((l) => l.level >= 50).length} at error level or above; ${replays} requests sent again to find the one behind a line; /readyz at the end: ${ready}; process ${alive ? 'alive' : 'dead'}`,
+          `service log: ${lines.length} lines, ${lines.filter((l) => l.level >= 50).length} at error level or above; ${replays} requests sent again (to find the one behind a log line, to shorten reproductions); /readyz at the end: ${ready}; process ${alive ? 'alive' : 'dead'}`,
         ]) +
         `\n${describeFindings(list)}`,
     );

@@ -76,7 +76,8 @@ export class Findings {
         const message = json?.code ? `${json.code}: ${json.detail ?? json.title ?? ''}` : json?.errors?.[0]?.message ?? body.slice(0, 200);
         this.add({ kind: 'server error (5xx)', target, status: String(answer.status), message }, [sent]);
       }
-      for (const error of Array.isArray(json?.errors) ? json.errors : []) {
+      // A GraphQL answer of 200 (or 4xx) that carries a fault of the service; a 5xx is one already.
+      for (const error of answer.status < 500 && Array.isArray(json?.errors) ? json.errors : []) {
         const code = error?.extensions?.code;
         if (SERVER_CODES.has(code)) this.add({ kind: 'GraphQL server fault', target, status: `${answer.status} ${code}`, message: String(error.message) }, [sent]);
       }
