@@ -3,7 +3,10 @@
 // document and every GraphQL root field of the introspected schema. It fails on any 5xx, any GraphQL
 // server fault, any log line at error level or above, output on stderr, the process dying, an upload
 // left staged, or the service not ready at the end; each distinct finding is printed with a request
-// that shows it. FUZZ_SEED and FUZZ_SECONDS (default 60) choose the run; the seed is printed.
+// that shows it (found by sending likely ones again alone when a log line has no request id, and
+// shortened by dropping the header lines it does not need), then a summary of what was sent.
+// FUZZ_SEED and FUZZ_SECONDS (default 60) choose the run, and the seed is printed; FUZZ_DUMP names
+// a file for every request's outcome and every log line.
 import { afterAll, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
