@@ -9,11 +9,11 @@ import type { HttpResult } from '../helpers/http.js';
 import { type TestServer, useTestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
+import { deleteAccount, MANY_CODES, race, type Transport } from './deletion-race-support.js';
 
 const ROUNDS = 15;
-const t = useTestServer({ SEND_CODE_INTERVAL_SECONDS: '0', SEND_CODE_PER_PHONE_HOURLY: '100', SEND_CODE_PER_PHONE_DAILY: '100', SEND_CODE_PER_IP_HOURLY: '10000' });
+const t = useTestServer(MANY_CODES);
 
-type Transport = 'REST' | 'GraphQL';
 type Method = 'code' | 'password';
 
 function signIn(t: TestServer, transport: Transport, method: Method, phone: string, secret: string): Promise<HttpResult> {
@@ -26,14 +26,6 @@ function signIn(t: TestServer, transport: Transport, method: Method, phone: stri
     ? t.http.post('/graphql', { query: 'mutation($i: CodeLoginInput!) { login(input: $i) { accessToken } }', variables: { i: { phone, code: secret } } })
     : t.http.post('/graphql', { query: 'mutation($i: PasswordLoginInput!) { loginWithPassword(input: $i) { accessToken } }', variables: { i: { phone, password: secret } } });
 }
-
-function deleteAccount(t: TestServer, transport: Transport, token: string, code: string): Promise<HttpResult> {
-  return transport === 'REST'
-    ? t.http.request('DELETE', '/api/v1/users/me', { token, body: { code } })
-    : t.http.post('/graphql', { query: 'mutation($c: String!) { deleteAccount(code: $c) }', variables: { c: code } }, { token });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each<{ transport: Transport; method: Method }>([
   { transport: 'REST', method: 'code' },
@@ -48,10 +40,11 @@ describe.each<{ transport: Transport; method: Method }>([
       const deleteCode = await requestCode(t, user.phone, 'delete-account');
       const secret = method === 'code' ? await requestCode(t, user.phone, 'login') : GOOD_PASSWORD;
       // Spread the start of the sign-in over the deletion's few milliseconds, so both orders occur.
-      const [signedIn, deleted] = await Promise.all([
-        sleep(round % 4).then(() => signIn(t, transport, method, user.phone, secret)),
-        deleteAccount(t, transport, user.accessToken, deleteCode),
-      ]);
+      const [deleted, signedIn] = await race(
+        round % 4,
+        () => deleteAccount(t, transport, user.accessToken, deleteCode),
+        () => signIn(t, transport, method, user.phone, secret),
+      );
       expect(deleted.status).toBeLessThan(300);
       if (transport === 'GraphQL') expect(deleted.body).toEqual({ data: { deleteAccount: true } });
 
