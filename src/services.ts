@@ -89,7 +89,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
   const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
-  const sessions = new SessionService(db, new SessionRepository(db), events, {
+  const sessions = new SessionService(new SessionRepository(db), {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
   });

@@ -75,11 +75,16 @@ export class AccountRepository {
     });
   }
 
-  /** Locks the account's row until the transaction ends; false when there is none. */
-  async lock(id: string): Promise<boolean> {
+  /**
+   * Locks the account's row until the transaction ends; false when there is none. `delete` excludes
+   * every other lock; `change` (for a change of the account or of what hangs off it) excludes the
+   * other changes and a deletion, but not the key-share locks of rows inserted that point at it.
+   */
+  async lock(id: string, purpose: 'delete' | 'change'): Promise<boolean> {
     // Explicit SQL: a lock without loading an entity into the transaction's identity map.
     const u = this.db.names(User);
-    return Boolean(await this.db.one(`select 1 as locked from ${u.table} where ${u.id} = $1 for update`, [id]));
+    const mode = purpose === 'delete' ? 'for update' : 'for no key update';
+    return Boolean(await this.db.one(`select 1 as locked from ${u.table} where ${u.id} = $1 ${mode}`, [id]));
   }
 
   /** Deletes the account (its sessions, tokens and usage go with it by foreign key); returns its avatar key. */

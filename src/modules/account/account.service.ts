@@ -84,6 +84,23 @@ export class AccountService {
     return user && view(user);
   }
 
+  /**
+   * Takes the account's row for a change of the account or of what hangs off it (its sessions, its
+   * events), until the caller's transaction ends; false when the account is gone. The first
+   * statement of every such transaction, as the deletion takes the row first too: the two are then
+   * serialised there (no deadlock over sessions or events taken in the other order), and a change
+   * that comes second finds no account instead of writing for one gone. Changes whose first
+   * statement is the row's own update (a sign-in's count, the nickname, the avatar) take it that way.
+   */
+  lock(userId: string): Promise<boolean> {
+    return this.deps.accounts.lock(userId, 'change');
+  }
+
+  /** `lock` for the signed-in user: UNAUTHENTICATED when the account is gone, as its token then is. */
+  async lockActive(userId: string): Promise<void> {
+    if (!(await this.lock(userId))) throw gone();
+  }
+
   setPasswordHash(userId: string, passwordHash: string): Promise<void> {
     return this.deps.accounts.setPasswordHash(userId, passwordHash);
   }
@@ -133,6 +150,7 @@ export class AccountService {
     }
     const passwordHash = await hasher.hash(input.newPassword);
     await db.transaction(async () => {
+      await this.lockActive(account.id);
       await accounts.setPasswordHash(account.id, passwordHash);
       await sessions.revokeOthers(account.id, principal.sessionId);
       await this.deps.events.recordOwn(SecurityEventType.PASSWORD_CHANGED, principal, client);
@@ -150,9 +168,10 @@ export class AccountService {
     const phone = principal.user.phone;
     await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code, client.ip);
     const deleted = await db.transaction(async () => {
-      // Locked first: a sign-in still running commits before the event is written, so the log
-      // shows its SIGN_IN before the ACCOUNT_DELETED that ended its session.
-      if (!(await accounts.lock(principal.userId))) return undefined;
+      // Locked first, as every change of the account locks it first (see lock): a sign-in or a
+      // change still running commits before the event is written (the log shows its event before
+      // the ACCOUNT_DELETED), and none of them can be waiting for a session this deletion holds.
+      if (!(await accounts.lock(principal.userId, 'delete'))) return undefined;
       await this.deps.events.recordOwn(SecurityEventType.ACCOUNT_DELETED, principal, client);
       const row = await accounts.delete(principal.userId);
       await codes.discardAll(phone);

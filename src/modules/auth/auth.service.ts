@@ -62,7 +62,7 @@ export interface AuthDependencies {
 const HOUR = 3600;
 const DAY = 86400;
 
-/** Sign-in, registration and token use cases; knows nothing of HTTP or GraphQL. */
+/** Sign-in, registration, token and session-ending use cases; knows nothing of HTTP or GraphQL. */
 export class AuthService {
   private readonly failures: SignInFailureLog;
 
@@ -220,11 +220,22 @@ export class AuthService {
   }
 
   async logout(principal: Principal, allSessions: boolean, client: ClientInfo): Promise<void> {
-    const { db, sessions, events } = this.deps;
+    const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
+      await accounts.lockActive(principal.userId);
       if (allSessions) await sessions.revokeAllOf(principal.userId);
       else await sessions.revoke(principal.sessionId);
       await events.recordOwn(SecurityEventType.LOGOUT, principal, client);
+    });
+  }
+
+  /** Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id, whoever's it is. */
+  async revokeSession(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
+    const { db, accounts, sessions, events } = this.deps;
+    await db.transaction(async () => {
+      await accounts.lockActive(principal.userId);
+      if (!(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
+      await events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
     });
   }
 

@@ -13,7 +13,7 @@ export class SessionResolver {
 
   @Mutation(() => Boolean, { description: "Ends one of the user's sessions; NOT_FOUND for any other id" })
   async revokeSession(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.sessions.revokeOwn(await ctx.principal(), id, ctx.client);
+    await ctx.services.auth.revokeSession(await ctx.principal(), id, ctx.client);
     return true;
   }
 }

@@ -11,15 +11,15 @@ function sessionToJson(session: SessionView): SessionJson {
 }
 
 /** The signed-in user's sessions, under /users. */
-export function sessionRoutes({ authenticator, sessions }: Services): Router {
+export function sessionRoutes({ auth, authenticator, sessions }: Services): Router {
   const router = Router();
-  const auth = requireAuth(authenticator);
-  router.get('/me/sessions', auth, async (_req, res) => {
+  const signedIn = requireAuth(authenticator);
+  router.get('/me/sessions', signedIn, async (_req, res) => {
     const { userId, sessionId } = principalOf<Principal>(res);
     res.json((await sessions.listLive(userId, sessionId)).map(sessionToJson));
   });
-  router.delete('/me/sessions/:id', auth, async (req, res) => {
-    await sessions.revokeOwn(principalOf<Principal>(res), req.params.id as string, clientInfo(req));
+  router.delete('/me/sessions/:id', signedIn, async (req, res) => {
+    await auth.revokeSession(principalOf<Principal>(res), req.params.id as string, clientInfo(req));
     res.status(204).end();
   });
   return router;

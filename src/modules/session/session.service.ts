@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import { isUuid } from '../../shared/uuid.js';
 import { toUserView, type UserView } from '../account/user.view.js';
-import type { Principal } from '../auth/authenticator.js';
-import { SecurityEventType } from '../security-event/security-event-type.js';
-import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionRepository } from './session.repository.js';
 
 export interface SessionView {
@@ -42,9 +37,7 @@ export interface SessionSettings {
  */
 export class SessionService {
   constructor(
-    private readonly db: Database,
     private readonly sessions: SessionRepository,
-    private readonly events: SecurityEventService,
     private readonly settings: SessionSettings,
   ) {}
 
@@ -104,13 +97,9 @@ export class SessionService {
     return this.sessions.countLive(userId);
   }
 
-  /** Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id, whoever's it is. */
-  async revokeOwn(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
-    if (!isUuid(sessionId)) throw noSuchSession();
-    await this.db.transaction(async () => {
-      if (!(await this.sessions.revokeOwn(principal.userId, sessionId))) throw noSuchSession();
-      await this.events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
-    });
+  /** Revokes one live session of this user; false when there is none with that id (any other text included). */
+  async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
+    return isUuid(sessionId) && this.sessions.revokeOwn(userId, sessionId);
   }
 
   /** Ends every session of the user except `keepSessionId`. */
@@ -129,8 +118,4 @@ export class SessionService {
   sweepExpired(): Promise<Record<string, number>> {
     return this.sessions.sweepExpired();
   }
-}
-
-function noSuchSession(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, 'No such session');
 }
