@@ -122,7 +122,7 @@ export class AuthService {
         throw error;
       }
       // After the provider took it: the event records an SMS that went out.
-      await this.deps.events.record({ type: SecurityEventType.CODE_SENT, userId: user?.id, phone: phone.e164, client });
+      await this.deps.events.recordUnlocked({ type: SecurityEventType.CODE_SENT, userId: user?.id, phone: phone.e164, client });
     }
     return { expiresIn: codeTtlSeconds, resendAfter: limits.intervalSeconds };
   }
@@ -170,6 +170,8 @@ export class AuthService {
     if (!user) throw codeGone();
     const passwordHash = await hasher.hash(input.newPassword);
     await db.transaction(async () => {
+      // Deleted since it was read: the code was of an account that no longer exists.
+      if (!(await accounts.lock(user.id))) throw codeGone();
       await accounts.setPasswordHash(user.id, passwordHash);
       await sessions.revokeAllOf(user.id);
       await events.record({ type: SecurityEventType.PASSWORD_RESET, userId: user.id, phone: phone.e164, client });
@@ -212,8 +214,11 @@ export class AuthService {
       const { sessionId, userId } = rotation;
       const user = await accounts.findById(userId);
       await db.transaction(async () => {
+        // An account deleted meanwhile took the session with it; the event then belongs to no one,
+        // as the deletion would have left it.
+        const present = await accounts.lock(userId);
         await sessions.revoke(sessionId);
-        await events.record({ type: SecurityEventType.REFRESH_REUSE, userId, phone: user?.phone, sessionId, client });
+        await events.record({ type: SecurityEventType.REFRESH_REUSE, userId: present ? userId : null, phone: user?.phone, sessionId, client });
       });
     }
     throw unauthenticated('The refresh token is invalid, expired or already used');

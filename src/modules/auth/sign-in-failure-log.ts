@@ -1,4 +1,3 @@
-import { isForeignKeyViolation } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
@@ -33,13 +32,6 @@ export class SignInFailureLog {
     const streak = account ? `user:${account.id}:${account.lastLoginAt?.getTime() ?? 'never'}` : `phone:${phone}`;
     const { count } = await this.limiter.add(`sign-in-failed:${method}:${streak}`, DAY_SECONDS);
     if (count > 1) return;
-    try {
-      await this.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method, userId: account?.id, phone, client });
-    } catch (error) {
-      // The account was deleted since it was read: the event belongs to no one, as the deletion
-      // would have left it.
-      if (!account || !isForeignKeyViolation(error)) throw error;
-      await this.events.record({ type: SecurityEventType.SIGN_IN_FAILED, method, phone, client });
-    }
+    await this.events.recordUnlocked({ type: SecurityEventType.SIGN_IN_FAILED, method, userId: account?.id, phone, client });
   }
 }

@@ -1,3 +1,4 @@
+import { isForeignKeyViolation } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Principal } from '../auth/authenticator.js';
 import { encodeCursor, type SecurityEventsPage } from './security-event.inputs.js';
@@ -61,6 +62,20 @@ export class SecurityEventService {
       sessionId: event.sessionId ?? null,
       requestId: client.requestId ?? null,
     });
+  }
+
+  /**
+   * An event about an account read earlier but not locked (see AccountService.lock), recorded on
+   * its own, outside any transaction: when the account has been deleted since, the event is written
+   * without it, as the deletion would have left it, instead of failing on the foreign key.
+   */
+  async recordUnlocked(event: SecurityEventInput): Promise<void> {
+    try {
+      await this.record(event);
+    } catch (error) {
+      if (!event.userId || !isForeignKeyViolation(error)) throw error;
+      await this.record({ ...event, userId: null });
+    }
   }
 
   /**

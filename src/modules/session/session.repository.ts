@@ -17,13 +17,17 @@ const WEEK_MS = 7 * 86400_000;
 
 /** The `sessions` and `refresh_tokens` tables. */
 export class SessionRepository {
-  private readonly sql: { useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
+  private readonly sql: { lockSession: string; useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
 
   constructor(private readonly db: Database) {
     const s = db.names(Session);
     const r = db.names(RefreshToken);
     const u = userViewSource(db, 'u');
     this.sql = {
+      // The token's session, taken before the token: a deletion of the account takes its sessions
+      // and then their tokens, so a rotation taking them in the other order could deadlock with it.
+      lockSession: `select s.${s.id} from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session}
+                     where r.${r.tokenHash} = $1 for no key update of s`,
       // Conditional update: of concurrent rotations of one token, exactly one gets its row back.
       useToken: `update ${r.table} set ${r.usedAt} = now()
                   where ${r.tokenHash} = $1 and ${r.usedAt} is null and ${r.expiresAt} > now()
@@ -62,6 +66,7 @@ export class SessionRepository {
    */
   rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<{ sessionId: string; userId: string } | undefined> {
     return this.db.transaction(async () => {
+      if (!(await this.db.one(this.sql.lockSession, [tokenHash]))) return undefined;
       const used = await this.db.one<{ sessionId: string }>(this.sql.useToken, [tokenHash]);
       if (!used) return undefined;
       const session = await this.db.one<{ userId: string }>(this.sql.extend, [used.sessionId, ttlSeconds]);
