@@ -103,8 +103,14 @@ function explorerFiles(): { links: PageLinks; files: Map<string, RequestHandler>
   const files = new Map<string, RequestHandler>();
   for (const [name, file] of PACKAGE_FILES) {
     const path = join(packages.find((p) => p.name === name)!.dir, file);
-    files.set(prefix + basename(file), (_req, res, next) => {
-      res.sendFile(path, { maxAge: '1y', immutable: true }, (error) => error && next(error));
+    // No ranges: the files are small and cached for good, and an unsatisfiable range would need an
+    // answer (416) outside the error catalogue; RFC 9110 lets a server ignore Range.
+    files.set(prefix + basename(file), (req, res, next) => {
+      res.sendFile(path, { maxAge: '1y', immutable: true, acceptRanges: false }, (error) => {
+        // A connection gone mid-file (the client left, or Node dropped it for bytes it could not
+        // parse) is nobody's fault here: the access log records the abort.
+        if (error && !req.socket.destroyed) next(error);
+      });
     });
   }
   for (const [name, body] of Object.entries(OWN_FILES)) {

@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import { invalidFile } from '../shared/http/multipart.js';
-import { toHttpAppError } from '../shared/http/problem.js';
+import { leftByClient, toHttpAppError } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
 
@@ -63,6 +63,7 @@ function mayBeMultipart(req: Request): boolean {
 /** Failures before Apollo runs (body too large, bad JSON, refused upload) in the GraphQL response shape. */
 export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
+    if (leftByClient(error, res)) return;
     const appError = toHttpAppError(error);
     if (isServerFault(appError)) {
       logger.error({ err: error, requestId: res.locals.requestId, path: req.path }, 'graphql request failed');

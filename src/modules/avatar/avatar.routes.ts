@@ -38,8 +38,17 @@ export function avatarServeRoute({ avatars }: Services): Router {
       res.status(304).end();
       return;
     }
+    // The client may have left while the file was opened: the open file is closed either way.
+    if (res.destroyed) {
+      avatar.body.destroy();
+      return;
+    }
     res.setHeader('Content-Length', String(avatar.size));
-    await pipeline(avatar.body, res);
+    try {
+      await pipeline(avatar.body, res);
+    } finally {
+      avatar.body.destroy();
+    }
   });
 }
 

@@ -64,13 +64,19 @@ function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unkn
 }
 
 /** What writing to a response fails with once its connection is gone. */
-const CONNECTION_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED']);
+const CONNECTION_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_UNABLE_TO_PIPE']);
+
+/**
+ * The client left before the answer was written (an avatar download closed half-way): nothing
+ * failed on this side, and nobody is left to answer; the access log records the abort.
+ */
+export function leftByClient(error: unknown, res: Response): boolean {
+  return cutOffByClient(res) && CONNECTION_GONE.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    // The client left before the answer was written (an avatar download closed half-way): nothing
-    // failed on this side, and nobody is left to answer; the access log records the abort.
-    if (cutOffByClient(res) && CONNECTION_GONE.has((error as NodeJS.ErrnoException | undefined)?.code ?? '')) return;
+    if (leftByClient(error, res)) return;
     const appError = toHttpAppError(error);
     if (isServerFault(appError)) {
       logger.error({ err: error, requestId: res.locals.requestId, method: req.method, path: req.path }, 'request failed');

@@ -1,0 +1,100 @@
+// Files served to a client that leaves, asks for an odd range or frames its request badly: the
+// avatar and explorer files answer or let go, never with a 5xx, an error line or an open file left.
+import { describe, expect, it } from '@jest/globals';
+import { readdir, readlink } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { signInWithCode } from '../helpers/factories.js';
+import { useTestServer, type TestServer } from '../helpers/server.js';
+import { restUpload, solid } from '../avatar/support.js';
+
+const errorLines = (t: TestServer) => t.logs().split('\n').filter((line) => /"level":(50|60)\b/.test(line));
+
+/** Writes `head` on a raw connection, then leaves as `how` says; resolves with what came back. */
+function rawRequest(url: string, head: string, how: 'close-at-once' | 'close-after-first-bytes' | 'read-all'): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('connect', () => {
+      // 'read-all' sends its end too, so that a server waiting for a body it was promised stops.
+      if (how === 'read-all') socket.end(head);
+      else socket.write(head);
+      if (how === 'close-at-once') socket.destroy();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (how === 'close-after-first-bytes') socket.destroy();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+/** The files under `dir` this process holds open. */
+async function openFilesUnder(dir: string): Promise<string[]> {
+  const targets = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return targets.filter((target) => target.startsWith(dir));
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describe('avatars fetched by clients that leave', () => {
+  const t = useTestServer({}, { captureLogs: true });
+
+  it('closes the file and logs no error when the client is gone before or while it is sent', async () => {
+    const user = await signInWithCode(t);
+    const uploaded = await restUpload(t, user.accessToken, await solid(512, 512, 'png'));
+    const path = uploaded.body.avatarUrl as string;
+    const heads = [
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n`,
+      `HEAD ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    ];
+    for (let round = 0; round < 10; round++) {
+      for (const head of heads) {
+        await rawRequest(t.url, head, 'close-at-once');
+        await rawRequest(t.url, head, 'close-after-first-bytes');
+      }
+    }
+    await settle();
+    expect(await openFilesUnder(t.dataDir)).toEqual([]);
+    expect(errorLines(t)).toEqual([]);
+    // And a client that stays gets the whole image.
+    const whole = await fetch(`${t.url}${path}`);
+    expect(whole.status).toBe(200);
+    expect((await whole.arrayBuffer()).byteLength).toBe(Number(whole.headers.get('content-length')));
+  });
+});
+
+describe('explorer files', () => {
+  const t = useTestServer({}, { captureLogs: true });
+
+  async function scriptUrl(): Promise<string> {
+    const page = await (await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } })).text();
+    return /src="(\/graphql\/explorer\/[^"]+\/graphiql\.min\.js)"/.exec(page)![1]!;
+  }
+
+  it('answers an unsatisfiable or absurd range with the whole file, not a 500', async () => {
+    const url = await scriptUrl();
+    const size = (await (await fetch(`${t.url}${url}`)).arrayBuffer()).byteLength;
+    for (const range of ['bytes=5-1', 'bytes=99999999999999999999-', `bytes=${size + 10}-`, 'bytes=0-10']) {
+      const res = await fetch(`${t.url}${url}`, { headers: { range } });
+      expect({ range, status: res.status, bytes: (await res.arrayBuffer()).byteLength }).toEqual({ range, status: 200, bytes: size });
+    }
+    expect(errorLines(t)).toEqual([]);
+  });
+
+  it('logs no error for a client that leaves mid-file or frames its request badly', async () => {
+    const url = await scriptUrl();
+    for (let round = 0; round < 5; round++) {
+      await rawRequest(t.url, `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'close-after-first-bytes');
+      await rawRequest(t.url, `GET ${url} HTTP/1.1\r\nHost: x\r\n\r\nGET ${url} HTTP/1.1\r\nHost: x\r\n\r\nGET ${url} HTTP/1.1\r\nHo`, 'close-after-first-bytes');
+    }
+    for (const framing of ['Transfer-Encoding: xchunked', 'Transfer-Encoding: chunked\r\n\r\nzz', 'Content-Length: 200000']) {
+      const answer = await rawRequest(t.url, `GET ${url} HTTP/1.1\r\nHost: x\r\n${framing}\r\n\r\n`, 'read-all');
+      expect(answer).not.toMatch(/^HTTP\/1\.1 5/);
+    }
+    await settle();
+    expect(errorLines(t)).toEqual([]);
+  });
+});
