@@ -21,8 +21,11 @@ if (!env.DATABASE_URL) {
   const dir = await mkdtemp(join(tmpdir(), 'meeting-accounts-test-'));
   process.stdout.write(`No DATABASE_URL: starting an embedded database in ${dir}\n`);
   const db = await PGlite.create({ dataDir: dir });
-  // Each test server holds one pooled connection plus one for the migration lock while it starts.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
+  // Each test server holds one pooled connection plus one for the migration lock while it starts, and
+  // a test that spawns services (six for the upload cut-offs) holds theirs too. A connection beyond
+  // the limit is closed at once, so the limit is well above what the suite holds; the socket server
+  // queues every connection's queries onto the one session (services on it start one at a time).
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
   await server.start();
   cleanups.push(async () => {
     await server.stop();

@@ -101,7 +101,8 @@ function cutPoints(body: Buffer, boundary: string): Cut[] {
 }
 
 const root = mkdtempSync(join(tmpdir(), 'meeting-accounts-upload-streams-'));
-/** One cold service per transport and way, started together. */
+const EMBEDDED = Boolean(process.env.TEST_EMBEDDED_DATABASE);
+/** One cold service per transport and way. */
 const services = new Map<string, { service: ServiceProcess; dataDir: string; osTmp: string }>();
 let token: string;
 let image: Buffer;
@@ -109,32 +110,34 @@ let image: Buffer;
 beforeAll(async () => {
   image = await solid(64, 64, 'png');
   const names = transports.flatMap((transport) => WAYS.map((way) => `${transport.name} ${way}`));
-  await Promise.all(
-    names.map(async (name, i) => {
-      const dir = join(root, String(i));
-      const osTmp = join(dir, 'os-tmp');
-      await mkdir(osTmp, { recursive: true });
-      const service = await startService(
-        {
-          NODE_ENV: 'test',
-          HOST: '127.0.0.1',
-          PORT: '0',
-          LOG_LEVEL: 'info',
-          DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-          DATABASE_POOL_SIZE: '2',
-          DATA_DIR: join(dir, 'data'),
-          // graphql-upload buffers files in the system's temporary directory: this service's own.
-          TMPDIR: osTmp,
-          JWT_SECRET: TEST_JWT_SECRET,
-          SMS_PROVIDER: 'file',
-          SMS_OUTBOX_FILE: join(dir, 'sms.jsonl'),
-          BCRYPT_COST: '4',
-        },
-        30_000,
-      );
-      services.set(name, { service, dataDir: join(dir, 'data'), osTmp });
-    }),
-  );
+  const start = async (name: string, i: number) => {
+    const dir = join(root, String(i));
+    const osTmp = join(dir, 'os-tmp');
+    await mkdir(osTmp, { recursive: true });
+    const service = await startService(
+      {
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
+        DATABASE_POOL_SIZE: EMBEDDED ? '1' : '2',
+        DATA_DIR: join(dir, 'data'),
+        // graphql-upload buffers files in the system's temporary directory: this service's own.
+        TMPDIR: osTmp,
+        JWT_SECRET: TEST_JWT_SECRET,
+        SMS_PROVIDER: 'file',
+        SMS_OUTBOX_FILE: join(dir, 'sms.jsonl'),
+        BCRYPT_COST: '4',
+      },
+      30_000,
+    );
+    services.set(name, { service, dataDir: join(dir, 'data'), osTmp });
+  };
+  // The embedded database serves every connection from one session: services starting together
+  // (migrations, then their first queries) would interleave their statements there.
+  if (EMBEDDED) for (const [i, name] of names.entries()) await start(name, i);
+  else await Promise.all(names.map(start));
   // One session serves every service: they share the database and the signing key.
   const first = services.get(names[0]!)!;
   token = (await signInByOutbox(first.service.url, join(root, '0', 'sms.jsonl'), newPhone())).accessToken;
