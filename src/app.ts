@@ -15,7 +15,7 @@ import { accountRoutes } from './modules/account/account.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { jwksRoute } from './modules/auth/jwks.routes.js';
-import type { Principal } from './modules/auth/authenticator.js';
+import type { Principal } from './modules/account/principal.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { securityEventRoutes } from './modules/security-event/security-event.routes.js';
 import { sessionRoutes } from './modules/session/session.routes.js';

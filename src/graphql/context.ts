@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Principal } from '../modules/auth/authenticator.js';
+import type { Principal } from '../modules/account/principal.js';
 import type { Services } from '../services.js';
 import { clientInfo, type ClientInfo } from '../shared/http/request-context.js';
 

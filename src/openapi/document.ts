@@ -59,17 +59,17 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/send-code', summary: 'Send a verification code by SMS', auth: 'none', body: SendCodeSchema,
     ok: { status: 200, schema: SendCodeResultJson, description: 'Sent (for reset-password and delete-account also when the phone has no account, but then nothing is sent)' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED', 'RATE_LIMITED', 'SMS_DELIVERY_FAILED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'PHONE_ALREADY_REGISTERED', 'REGISTRATION_DISABLED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED', 'SMS_DELIVERY_FAILED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
@@ -79,7 +79,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/refresh', summary: 'Rotate a refresh token', auth: 'none', body: RefreshSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'A new pair; the old refresh token stops working' },
-    errors: ['VALIDATION_FAILED', 'UNAUTHENTICATED'],
+    errors: ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'ACCOUNT_BLOCKED'],
   },
   {
     method: 'post', path: '/api/v1/auth/reset-password', summary: 'Set a new password with a reset-password code', auth: 'none', body: ResetPasswordSchema,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SecurityEventType, SignInMethod } from '../modules/security-event/security-event-type.js';
+import { Role } from '../modules/account/role.js';
 import { ErrorCode } from '../shared/errors/app-error.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
@@ -14,6 +15,7 @@ export const UserJson = z
     nickname: z.string(),
     avatarUrl: z.string().nullable().describe('Absolute path under /api/v1/avatars/; changes when the avatar changes'),
     hasPassword: z.boolean(),
+    role: z.enum(Role).describe('USER, or SUPPORT or ADMIN for operators'),
     createdAt: timestamp,
     lastLoginAt: timestamp.nullable(),
   });

@@ -30,6 +30,7 @@ export interface ExpectedUser {
   phone?: string;
   nickname?: string;
   hasPassword?: boolean;
+  role?: string;
 }
 
 /** Asserts the `User` shape of API.md, exactly (no extra field such as a password hash). */
@@ -41,6 +42,7 @@ export function expectUser(user: any, transport: Transport, expected: ExpectedUs
       nickname: expect.any(String),
       avatarUrl: null,
       hasPassword: expect.any(Boolean),
+      role: expected.role ?? 'USER',
       createdAt: expect.stringMatching(ISO_UTC),
       lastLoginAt: user?.lastLoginAt === null ? null : expect.stringMatching(ISO_UTC),
     });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, raw } from '@mikro-orm/core';
 import type { Database } from '../../db/database.js';
+import type { Role } from './role.js';
 import { User } from './user.entity.js';
 import type { UserFields } from './user.view.js';
 
@@ -33,6 +34,24 @@ export class AccountRepository {
       .returning('*')
       .execute<User[]>('all', true);
     return created;
+  }
+
+  /** Sets the role; the row as it was before, `undefined` without the account. The row stays locked until the transaction ends. */
+  setRole(id: string, role: Role): Promise<{ previous: Role; user: User } | undefined> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!user) return undefined;
+      const previous = user.role;
+      user.role = role;
+      await em.flush();
+      return { previous, user };
+    });
+  }
+
+  /** The accounts holding one of `roles`, oldest first. */
+  withRoles(roles: Role[]): Promise<User[]> {
+    return this.db.em().find(User, { role: { $in: roles } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   }
 
   /** Counts a sign-in in one statement (concurrent sign-ins each count). */
@@ -102,9 +121,11 @@ export class AccountRepository {
 
 /**
  * `users` under `alias` and the UserView columns of it, for the one query outside this file that
- * reads the table: the per-request session check, which joins the user row to save a round trip.
+ * reads the table: the per-request session check, which joins the user row to save a round trip
+ * (and so sees a role change or a block on the very next request, on every instance). `active` is
+ * the condition of an account that is not blocked.
  */
-export function userViewSource(db: Database, alias: string): { from: string; id: string; columns: string } {
+export function userViewSource(db: Database, alias: string): { from: string; id: string; columns: string; active: string } {
   const u = db.names(User);
   const column: Record<keyof UserFields, string> = {
     id: `${alias}.${u.id}`,
@@ -112,9 +133,10 @@ export function userViewSource(db: Database, alias: string): { from: string; id:
     nickname: `${alias}.${u.nickname}`,
     avatarKey: `${alias}.${u.avatarKey}`,
     hasPassword: `${alias}.${u.passwordHash} is not null`,
+    role: `${alias}.${u.role}`,
     createdAt: `${alias}.${u.createdAt}`,
     lastLoginAt: `${alias}.${u.lastLoginAt}`,
   };
   const columns = Object.entries(column).map(([field, expression]) => `${expression} as "${field}"`);
-  return { from: `${u.table} ${alias}`, id: column.id, columns: columns.join(', ') };
+  return { from: `${u.table} ${alias}`, id: column.id, columns: columns.join(', '), active: `${alias}.${u.blockedAt} is null` };
 }

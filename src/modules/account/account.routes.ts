@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from './principal.js';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from './account.inputs.js';
 import { userToJson } from './user.rest.js';
 

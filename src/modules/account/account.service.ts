@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone } from '../../shared/phone.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
 import type { VerificationCodeService } from '../auth/verification-code.service.js';
@@ -16,12 +16,14 @@ import type { SessionService } from '../session/session.service.js';
 import type { ChangePasswordInput } from './account.inputs.js';
 import type { AccountRepository, NewUser } from './account.repository.js';
 import { normaliseNickname } from './nickname.js';
+import { Role } from './role.js';
 import type { User } from './user.entity.js';
 import { toUserView, type UserView } from './user.view.js';
 
-/** An account with its password hash, for the password checks of other modules; never sent to a client. */
+/** An account with its password hash and block, for the sign-in checks of other modules; never sent to a client. */
 export interface UserWithSecret extends UserView {
   passwordHash: string | null;
+  blocked: boolean;
 }
 
 export interface AccountActivity {
@@ -45,6 +47,11 @@ export interface AccountDependencies {
 
 const gone = () => new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
 
+/** What every way into a blocked account answers (once the code or password was right). */
+export function accountBlocked(): AppError {
+  return new AppError(ErrorCode.ACCOUNT_BLOCKED, 'This account is blocked; contact support');
+}
+
 /**
  * Accounts: what a signed-in user can do to their own account, and the account records the other
  * modules (sign-in, avatars, statistics) read and change through here, never through the table.
@@ -54,7 +61,7 @@ export class AccountService {
 
   async findByPhone(phone: string): Promise<UserWithSecret | undefined> {
     const user = await this.deps.accounts.findByPhone(phone);
-    return user ? { ...view(user), passwordHash: user.passwordHash } : undefined;
+    return user ? { ...view(user), passwordHash: user.passwordHash, blocked: user.blockedAt !== null } : undefined;
   }
 
   async findById(id: string): Promise<UserView | undefined> {
@@ -76,12 +83,51 @@ export class AccountService {
   }
 
   /**
-   * Counts a sign-in; `undefined` when the account was deleted meanwhile. Its update locks the row
-   * until the caller's transaction ends, so a deletion waits for the sign-in (see AuthService.signIn).
+   * Counts a sign-in; `undefined` when the account was deleted meanwhile, ACCOUNT_BLOCKED (the
+   * caller's transaction then takes the count back) when it is blocked. Its update locks the row
+   * until the caller's transaction ends, so a deletion or a block waits for the sign-in and then ends
+   * its session (see AuthService.signIn).
    */
   async recordSignIn(userId: string): Promise<UserView | undefined> {
     const user = await this.deps.accounts.recordSignIn(userId);
+    if (user?.blockedAt) throw accountBlocked();
     return user && view(user);
+  }
+
+  /** The account for a refreshed session: UNAUTHENTICATED when gone, ACCOUNT_BLOCKED when blocked. */
+  async getSignInable(id: string): Promise<UserView> {
+    const user = await this.deps.accounts.findById(id);
+    if (!user) throw gone();
+    if (user.blockedAt) throw accountBlocked();
+    return view(user);
+  }
+
+  async isBlocked(id: string): Promise<boolean> {
+    return Boolean((await this.deps.accounts.findById(id))?.blockedAt);
+  }
+
+  /**
+   * Gives the account of `phone` a role, recorded in its security events as ROLE_CHANGED (unless it
+   * had the role already); `undefined` without such an account. Seen on the holder's next request.
+   */
+  async setRoleByPhone(rawPhone: string, role: Role): Promise<{ user: UserView; previous: Role } | undefined> {
+    const { db, accounts, events } = this.deps;
+    const phone = parsePhone(rawPhone, this.deps.defaultPhoneRegion).e164;
+    const account = await accounts.findByPhone(phone);
+    if (!account) return undefined;
+    return db.transaction(async () => {
+      const changed = await accounts.setRole(account.id, role);
+      if (!changed) return undefined;
+      if (changed.previous !== role) {
+        await events.record({ type: SecurityEventType.ROLE_CHANGED, userId: account.id, phone, client: {} });
+      }
+      return { user: view(changed.user), previous: changed.previous };
+    });
+  }
+
+  /** The accounts with a role above USER, oldest first. */
+  async operators(): Promise<UserView[]> {
+    return (await this.deps.accounts.withRoles([Role.SUPPORT, Role.ADMIN])).map(view);
   }
 
   /**

@@ -1,5 +1,8 @@
 import { DateTimeResolver } from 'graphql-scalars';
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Role } from './role.js';
+
+registerEnumType(Role, { name: 'Role', description: 'What an account may do beyond its own data' });
 
 @ObjectType('User', { description: 'An account. Secrets (password hash, tokens) have no field here by construction.' })
 export class UserType {
@@ -17,6 +20,9 @@ export class UserType {
 
   @Field()
   hasPassword!: boolean;
+
+  @Field(() => Role, { description: 'USER, or SUPPORT or ADMIN for operators' })
+  role!: Role;
 
   @Field(() => DateTimeResolver)
   createdAt!: Date;

@@ -1,10 +1,11 @@
 import { OptionalProps } from '@mikro-orm/core';
-import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Role } from './role.js';
 
 /** Table `users`; its columns and constraints mirror the migrations, which test/schema-drift.test.ts checks. */
 @Entity({ tableName: 'users' })
 export class User {
-  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount';
+  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount' | 'role' | 'blockedAt' | 'blockedReason';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -35,4 +36,15 @@ export class User {
 
   @Property({ type: 'integer', default: 0 })
   loginCount!: number;
+
+  @Enum({ items: () => Role, default: Role.USER })
+  role: Role = Role.USER;
+
+  /** Set while the account is blocked: it has no sessions and cannot get one. */
+  @Property({ type: 'datetime', nullable: true })
+  blockedAt: Date | null = null;
+
+  /** The operator's reason, 1-500 characters, while blocked. */
+  @Property({ type: 'string', length: 500, nullable: true })
+  blockedReason: string | null = null;
 }

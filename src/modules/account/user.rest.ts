@@ -9,6 +9,7 @@ export function userToJson(user: UserView): UserJson {
     nickname: user.nickname,
     avatarUrl: user.avatarUrl,
     hasPassword: user.hasPassword,
+    role: user.role,
     createdAt: user.createdAt.toISOString(),
     lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
   };

@@ -1,3 +1,5 @@
+import type { Role } from './role.js';
+
 /** The public face of an account: what both transports return. No secret can reach it. */
 export interface UserView {
   id: string;
@@ -5,6 +7,7 @@ export interface UserView {
   nickname: string;
   avatarUrl: string | null;
   hasPassword: boolean;
+  role: Role;
   createdAt: Date;
   lastLoginAt: Date | null;
 }
@@ -19,6 +22,7 @@ export interface UserFields {
   nickname: string;
   avatarKey: string | null;
   hasPassword: boolean;
+  role: Role;
   // Rows from explicit SQL carry timestamps as strings (MikroORM's pg type parsers).
   createdAt: Date | string;
   lastLoginAt: Date | string | null;
@@ -31,6 +35,7 @@ export function toUserView(fields: UserFields): UserView {
     nickname: fields.nickname,
     avatarUrl: fields.avatarKey ? `${AVATAR_PATH}${fields.avatarKey}` : null,
     hasPassword: fields.hasPassword,
+    role: fields.role,
     createdAt: new Date(fields.createdAt),
     lastLoginAt: fields.lastLoginAt === null ? null : new Date(fields.lastLoginAt),
   };

@@ -15,7 +15,7 @@ import {
   SendCodeSchema,
 } from './auth.inputs.js';
 import type { AuthPayload } from './auth.service.js';
-import type { Principal } from './authenticator.js';
+import type { Principal } from '../account/principal.js';
 
 function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };

@@ -6,7 +6,7 @@ import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js'
 import { unauthenticated, type AccessTokens } from '../../shared/tokens/access-token.js';
 import type { Database } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
-import type { AccountService } from '../account/account.service.js';
+import { accountBlocked, type AccountService } from '../account/account.service.js';
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
 import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
@@ -15,7 +15,7 @@ import { CodePurpose } from './code-purpose.js';
 import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { IssuedRefresh, SessionService } from '../session/session.service.js';
-import type { Principal } from './authenticator.js';
+import type { Principal } from '../account/principal.js';
 import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
@@ -90,6 +90,8 @@ export class AuthService {
     );
     await smsGuard.admitCountry(client.ip, phone.country);
     const user = await accounts.findByPhone(phone.e164);
+    // Nothing is sent for a blocked account, whatever the purpose: no way back in, no SMS to pay for.
+    if (user?.blocked) throw accountBlocked();
     if (purpose === CodePurpose.REGISTER) {
       assertThat(!user, ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
     }
@@ -208,7 +210,7 @@ export class AuthService {
     const { db, accounts, sessions, events } = this.deps;
     const rotation = await sessions.rotate(refreshToken);
     if (rotation.outcome === 'rotated') {
-      return this.payload(rotation.issued, await accounts.get(rotation.issued.userId), false);
+      return this.payload(rotation.issued, await accounts.getSignInable(rotation.issued.userId), false);
     }
     if (rotation.outcome === 'reused') {
       const { sessionId, userId } = rotation;
@@ -221,6 +223,8 @@ export class AuthService {
         await events.record({ type: SecurityEventType.REFRESH_REUSE, userId: present ? userId : null, phone: user?.phone, sessionId, client });
       });
     }
+    // A block ended the token's session: its holder learns why rather than to sign in again.
+    if (rotation.userId && (await accounts.isBlocked(rotation.userId))) throw accountBlocked();
     throw unauthenticated('The refresh token is invalid, expired or already used');
   }
 

@@ -1,12 +1,6 @@
 import { unauthenticated, type AccessTokens } from '../../shared/tokens/access-token.js';
-import type { UserView } from '../account/user.view.js';
+import type { Principal } from '../account/principal.js';
 import type { SessionService } from '../session/session.service.js';
-
-export interface Principal {
-  userId: string;
-  sessionId: string;
-  user: UserView;
-}
 
 /** `Bearer <token>` (scheme case-insensitive); the token's shape is checked by the JWT decoder. */
 function bearerToken(authorization: string | undefined): string | undefined {

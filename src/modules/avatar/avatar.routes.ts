@@ -5,7 +5,7 @@ import { readSingleFile } from '../../shared/http/multipart.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { userToJson } from '../account/user.rest.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 
 /** POST /users/me/avatar: authentication before a single byte of the body is read. */
 export function avatarUploadRoute(services: Services): Router {

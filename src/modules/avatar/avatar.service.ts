@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Database } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { UserView } from '../account/user.view.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { AccountService } from '../account/account.service.js';

@@ -11,6 +11,8 @@ export const SecurityEventType = {
   PROFILE_CHANGED: 'PROFILE_CHANGED',
   AVATAR_CHANGED: 'AVATAR_CHANGED',
   ACCOUNT_DELETED: 'ACCOUNT_DELETED',
+  /** An operator (or the `npm run admin` tool) changed the account's role. */
+  ROLE_CHANGED: 'ROLE_CHANGED',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 

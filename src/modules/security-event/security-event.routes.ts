@@ -3,7 +3,7 @@ import type { SecurityEventListJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { parseInput } from '../../shared/validation.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 import { SecurityEventsQuerySchema } from './security-event.inputs.js';
 import type { SecurityEventList } from './security-event.service.js';
 

@@ -1,6 +1,6 @@
 import { isForeignKeyViolation } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 import { encodeCursor, type SecurityEventsPage } from './security-event.inputs.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 import type { SecurityEventRepository } from './security-event.repository.js';

@@ -43,7 +43,7 @@ export class SessionRepository {
       // The per-request check: one indexed, prepared query that also returns the user row.
       liveUser: `select ${u.columns}, s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
                    from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
-                  where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now()`,
+                  where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}`,
       // Prepared, as it follows the per-request check.
       touch: `update ${s.table} set ${s.lastUsedAt} = now() where ${s.id} = $1`,
     };

@@ -3,7 +3,7 @@ import type { SessionJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 import type { SessionView } from './session.service.js';
 
 function sessionToJson(session: SessionView): SessionJson {

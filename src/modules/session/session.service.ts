@@ -23,7 +23,8 @@ export interface IssuedRefresh {
 export type Rotation =
   | { outcome: 'rotated'; issued: IssuedRefresh }
   | { outcome: 'reused'; sessionId: string; userId: string }
-  | { outcome: 'invalid' };
+  /** `userId`: the account of a token that is known but no longer valid. */
+  | { outcome: 'invalid'; userId?: string };
 
 export interface SessionSettings {
   refreshTtlSeconds: number;
@@ -66,7 +67,7 @@ export class SessionService {
     const rotated = await this.sessions.rotate(hash, sha256Hex(next), this.settings.refreshTtlSeconds);
     if (rotated) return { outcome: 'rotated', issued: { ...rotated, refreshToken: next } };
     const used = await this.sessions.reuseOf(hash, this.settings.refreshReuseGraceSeconds);
-    return used?.reused ? { outcome: 'reused', sessionId: used.sessionId, userId: used.userId } : { outcome: 'invalid' };
+    return used?.reused ? { outcome: 'reused', sessionId: used.sessionId, userId: used.userId } : { outcome: 'invalid', userId: used?.userId };
   }
 
   /**

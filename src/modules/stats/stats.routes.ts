@@ -5,7 +5,7 @@ import type { Services } from '../../services.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { parseInput } from '../../shared/validation.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../account/principal.js';
 import type { UserStats } from './stats.service.js';
 import { MeetingUsageSchema } from './usage.inputs.js';
 

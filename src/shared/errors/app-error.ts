@@ -18,6 +18,8 @@ export const ErrorCode = {
   INTERNAL: 'INTERNAL',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
   SMS_DELIVERY_FAILED: 'SMS_DELIVERY_FAILED',
+  FORBIDDEN: 'FORBIDDEN',
+  ACCOUNT_BLOCKED: 'ACCOUNT_BLOCKED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

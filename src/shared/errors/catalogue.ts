@@ -22,6 +22,10 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 401, title: 'Authentication required' };
     case ErrorCode.REGISTRATION_DISABLED:
       return { status: 403, title: 'Registration disabled' };
+    case ErrorCode.FORBIDDEN:
+      return { status: 403, title: 'Forbidden' };
+    case ErrorCode.ACCOUNT_BLOCKED:
+      return { status: 403, title: 'Account blocked' };
     case ErrorCode.NOT_FOUND:
       return { status: 404, title: 'Not found' };
     case ErrorCode.PHONE_ALREADY_REGISTERED:
