@@ -12,6 +12,7 @@ import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http
 import { buildAppSchema } from './graphql/schema.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { accountRoutes } from './modules/account/account.routes.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { jwksRoute } from './modules/auth/jwks.routes.js';
@@ -122,6 +123,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
   app.use('/api/v1/auth', privateJson, authRoutes(services), publicConfigRoutes(services));
   app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services));
+  app.use('/api/v1/admin', privateJson, adminRoutes(services));
   app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
   const jwks = jwksRoute(services);

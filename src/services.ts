@@ -4,6 +4,7 @@ import type { Database } from './db/database.js';
 import type { Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
+import { AdminService } from './modules/admin/admin.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { Authenticator } from './modules/auth/authenticator.js';
@@ -39,6 +40,8 @@ export interface Services {
   auth: AuthService;
   authenticator: Authenticator;
   accounts: AccountService;
+  /** What operators (SUPPORT, ADMIN) do to other accounts. */
+  admin: AdminService;
   sessions: SessionService;
   securityEvents: SecurityEventService;
   avatars: AvatarService;
@@ -133,6 +136,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
+    admin: new AdminService({ db, accounts, sessions, events }),
     sessions,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,

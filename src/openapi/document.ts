@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from '../modules/account/account.inputs.js';
+import { BlockUserSchema } from '../modules/admin/admin.inputs.js';
 import {
   CodeLoginSchema,
   LogoutSchema,
@@ -13,6 +14,7 @@ import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
 import { describe as describeCode } from '../shared/errors/catalogue.js';
 import type { ErrorCode } from '../shared/errors/app-error.js';
 import {
+  AdminUserJson,
   AuthPayloadJson,
   HealthJson,
   JwksJson,
@@ -129,6 +131,22 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',
     ok: { status: 200, content: 'image/webp', description: 'WebP image' }, errors: ['NOT_FOUND'],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/users/{id}', summary: 'One account, as operators see it (SUPPORT or ADMIN)', auth: 'bearer',
+    ok: { status: 200, schema: AdminUserJson, description: 'The account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users/{id}/sessions/revoke', summary: "End every session of an account (SUPPORT or ADMIN)", auth: 'bearer',
+    ok: { status: 204, description: 'Ended; its access tokens stop at their next request' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users/{id}/block', summary: 'Block an account and end its sessions (ADMIN)', auth: 'bearer', body: BlockUserSchema,
+    ok: { status: 200, schema: AdminUserJson, description: 'The blocked account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users/{id}/unblock', summary: 'Lift the block of an account (ADMIN)', auth: 'bearer',
+    ok: { status: 200, schema: AdminUserJson, description: 'The account, active again' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/internal/meeting-usage', summary: 'Meeting usage report (service to service; off without INTERNAL_API_KEY)', auth: 'internal', body: MeetingUsageSchema,

@@ -21,6 +21,14 @@ export const UserJson = z
   });
 export type UserJson = z.infer<typeof UserJson>;
 
+export const AdminUserJson = UserJson.extend({
+  status: z.enum(['ACTIVE', 'BLOCKED']),
+  blockedAt: timestamp.nullable(),
+  blockedReason: z.string().nullable().describe("The operator's reason, while blocked"),
+  activeSessions: z.int().describe('Live sessions'),
+});
+export type AdminUserJson = z.infer<typeof AdminUserJson>;
+
 export const AuthPayloadJson = z
   .object({
     accessToken: z.string().describe('JWT for Authorization: Bearer'),

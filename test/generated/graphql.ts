@@ -47,7 +47,9 @@ export type Role =
 
 /** What happened to the account */
 export type SecurityEventType =
+  | 'ACCOUNT_BLOCKED'
   | 'ACCOUNT_DELETED'
+  | 'ACCOUNT_UNBLOCKED'
   | 'AVATAR_CHANGED'
   | 'CODE_SENT'
   | 'LOGOUT'
@@ -56,6 +58,7 @@ export type SecurityEventType =
   | 'PROFILE_CHANGED'
   | 'REFRESH_REUSE'
   | 'ROLE_CHANGED'
+  | 'SESSIONS_REVOKED_BY_OPERATOR'
   | 'SESSION_REVOKED'
   | 'SIGN_IN'
   | 'SIGN_IN_FAILED';

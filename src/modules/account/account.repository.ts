@@ -49,6 +49,18 @@ export class AccountRepository {
     });
   }
 
+  /** Sets or clears the block (with its reason); the row as it is now, `undefined` without the account. */
+  async setBlock(id: string, block: { reason: string } | null): Promise<User | undefined> {
+    const [user] = await this.db
+      .em()
+      .qb(User)
+      .update({ blockedAt: block ? raw('now()') : null, blockedReason: block?.reason ?? null, updatedAt: raw('now()') })
+      .where({ id })
+      .returning('*')
+      .execute<User[]>('all', true);
+    return user;
+  }
+
   /** The accounts holding one of `roles`, oldest first. */
   withRoles(roles: Role[]): Promise<User[]> {
     return this.db.em().find(User, { role: { $in: roles } }, { orderBy: { createdAt: 'asc', id: 'asc' } });

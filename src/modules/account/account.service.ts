@@ -5,6 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone } from '../../shared/phone.js';
+import { isUuid } from '../../shared/uuid.js';
 import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
@@ -125,6 +126,22 @@ export class AccountService {
     });
   }
 
+  /** The account as operators see it, or `undefined`. */
+  async operatorView(id: string): Promise<OperatorView | undefined> {
+    const user = isUuid(id) ? await this.deps.accounts.findById(id) : null;
+    return user ? operatorView(user) : undefined;
+  }
+
+  /**
+   * Blocks the account (`reason` given) or lifts the block, in the caller's transaction, with the
+   * account's row locked by the update: a sign-in running meanwhile either committed before (and
+   * the caller then ends its session) or finds the block. `undefined` without the account.
+   */
+  async setBlock(id: string, block: { reason: string } | null): Promise<OperatorView | undefined> {
+    const user = await this.deps.accounts.setBlock(id, block);
+    return user && operatorView(user);
+  }
+
   /** The accounts with a role above USER, oldest first. */
   async operators(): Promise<UserView[]> {
     return (await this.deps.accounts.withRoles([Role.SUPPORT, Role.ADMIN])).map(view);
@@ -230,6 +247,16 @@ export class AccountService {
       });
     }
   }
+}
+
+/** What operators see of an account besides its UserView. */
+export interface OperatorView extends UserView {
+  blockedAt: Date | null;
+  blockedReason: string | null;
+}
+
+function operatorView(user: User): OperatorView {
+  return { ...view(user), blockedAt: user.blockedAt, blockedReason: user.blockedReason };
 }
 
 function view(user: User): UserView {

@@ -13,6 +13,11 @@ export const SecurityEventType = {
   ACCOUNT_DELETED: 'ACCOUNT_DELETED',
   /** An operator (or the `npm run admin` tool) changed the account's role. */
   ROLE_CHANGED: 'ROLE_CHANGED',
+  /** An operator blocked the account (its sessions ended with it) or lifted the block. */
+  ACCOUNT_BLOCKED: 'ACCOUNT_BLOCKED',
+  ACCOUNT_UNBLOCKED: 'ACCOUNT_UNBLOCKED',
+  /** An operator ended every session of the account. */
+  SESSIONS_REVOKED_BY_OPERATOR: 'SESSIONS_REVOKED_BY_OPERATOR',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 
