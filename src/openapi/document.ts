@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from '../modules/account/account.inputs.js';
-import { BlockUserSchema } from '../modules/admin/admin.inputs.js';
+import { BlockUserSchema, SetRoleSchema } from '../modules/admin/admin.inputs.js';
 import {
   CodeLoginSchema,
   LogoutSchema,
@@ -143,6 +143,10 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/admin/users/{id}/block', summary: 'Block an account and end its sessions (ADMIN)', auth: 'bearer', body: BlockUserSchema,
     ok: { status: 200, schema: AdminUserJson, description: 'The blocked account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'put', path: '/api/v1/admin/users/{id}/role', summary: "Give another account a role (ADMIN; never one's own)", auth: 'bearer', body: SetRoleSchema,
+    ok: { status: 200, schema: AdminUserJson, description: 'The account with its new role' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/admin/users/{id}/unblock', summary: 'Lift the block of an account (ADMIN)', auth: 'bearer',

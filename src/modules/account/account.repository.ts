@@ -54,7 +54,7 @@ export class AccountRepository {
     const [user] = await this.db
       .em()
       .qb(User)
-      .update({ blockedAt: block ? raw('now()') : null, blockedReason: block?.reason ?? null, updatedAt: raw('now()') })
+      .update({ blockedAt: block ? raw('coalesce(blocked_at, now())') : null, blockedReason: block?.reason ?? null, updatedAt: raw('now()') })
       .where({ id })
       .returning('*')
       .execute<User[]>('all', true);

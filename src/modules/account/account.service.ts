@@ -112,17 +112,21 @@ export class AccountService {
    * had the role already); `undefined` without such an account. Seen on the holder's next request.
    */
   async setRoleByPhone(rawPhone: string, role: Role): Promise<{ user: UserView; previous: Role } | undefined> {
-    const { db, accounts, events } = this.deps;
     const phone = parsePhone(rawPhone, this.deps.defaultPhoneRegion).e164;
-    const account = await accounts.findByPhone(phone);
-    if (!account) return undefined;
+    const account = await this.deps.accounts.findByPhone(phone);
+    return account ? this.setRole(account.id, role, {}) : undefined;
+  }
+
+  /** `setRoleByPhone` by id; `client` is what the user's ROLE_CHANGED event keeps of the request. */
+  setRole(id: string, role: Role, client: ClientInfo): Promise<{ user: OperatorView; previous: Role } | undefined> {
+    const { db, accounts, events } = this.deps;
     return db.transaction(async () => {
-      const changed = await accounts.setRole(account.id, role);
+      const changed = await accounts.setRole(id, role);
       if (!changed) return undefined;
       if (changed.previous !== role) {
-        await events.record({ type: SecurityEventType.ROLE_CHANGED, userId: account.id, phone, client: {} });
+        await events.record({ type: SecurityEventType.ROLE_CHANGED, userId: id, phone: changed.user.phone, client });
       }
-      return { user: view(changed.user), previous: changed.previous };
+      return { user: operatorView(changed.user), previous: changed.previous };
     });
   }
 

@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { Role } from '../account/role.js';
 import type { AdminUserView } from './admin.service.js';
 import { AdminUserType } from './admin.types.js';
 
@@ -19,6 +20,11 @@ export class AdminResolver {
   @Mutation(() => AdminUserType, { description: 'Lifts the block (ADMIN)' })
   async adminUnblockUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
     return ctx.services.admin.unblock(await ctx.principal(), id, ctx.client);
+  }
+
+  @Mutation(() => AdminUserType, { description: "Gives another account a role (ADMIN; never one's own)" })
+  async adminSetRole(@Arg('id', () => ID) id: string, @Arg('role', () => Role) role: Role, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
+    return ctx.services.admin.setRole(await ctx.principal(), id, role, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: 'Ends every session of the account (SUPPORT or ADMIN)' })

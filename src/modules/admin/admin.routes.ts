@@ -5,8 +5,9 @@ import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
+import { Role } from '../account/role.js';
 import { userToJson } from '../account/user.rest.js';
-import { BlockUserSchema } from './admin.inputs.js';
+import { BlockUserSchema, SetRoleSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
@@ -31,9 +32,16 @@ export function adminRoutes({ admin, authenticator }: Services): Router {
     await admin.revokeSessions(principalOf<Principal>(res), id(req.params), clientInfo(req));
     res.status(204).end();
   });
+  // The role before the body: a caller without it learns FORBIDDEN, not what the body should hold.
   router.post('/users/:id/block', async (req, res) => {
+    admin.authorize(principalOf<Principal>(res), Role.ADMIN);
     const { reason } = parseInput(BlockUserSchema, req.body);
     res.json(adminUserToJson(await admin.block(principalOf<Principal>(res), id(req.params), reason, clientInfo(req))));
+  });
+  router.put('/users/:id/role', async (req, res) => {
+    admin.authorize(principalOf<Principal>(res), Role.ADMIN);
+    const { role } = parseInput(SetRoleSchema, req.body);
+    res.json(adminUserToJson(await admin.setRole(principalOf<Principal>(res), id(req.params), role, clientInfo(req))));
   });
   router.post('/users/:id/unblock', async (req, res) => {
     res.json(adminUserToJson(await admin.unblock(principalOf<Principal>(res), id(req.params), clientInfo(req))));

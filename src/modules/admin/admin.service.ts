@@ -54,6 +54,7 @@ export class AdminService {
   /** Ends every session of the account at once; its access tokens stop on their next request. */
   async revokeSessions(principal: Principal, id: string, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.SUPPORT);
+    await this.found(id);
     const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
       if (!(await accounts.lock(id))) throw notFound();
@@ -82,13 +83,26 @@ export class AdminService {
     return this.setBlock(id, null, SecurityEventType.ACCOUNT_UNBLOCKED, client);
   }
 
+  /** Gives another account a role (ADMIN); never the caller's own, so that the last admin cannot demote themself. */
+  async setRole(principal: Principal, id: string, role: Role, client: ClientInfo): Promise<AdminUserView> {
+    this.authorize(principal, Role.ADMIN);
+    await this.found(id);
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot change their own role');
+    const changed = await this.deps.accounts.setRole(id, role, onBehalf(client));
+    if (!changed) throw notFound();
+    return this.adminView(changed.user);
+  }
+
   private async setBlock(id: string, block: { reason: string } | null, type: SecurityEventType, client: ClientInfo): Promise<AdminUserView> {
     const { db, accounts, sessions, events } = this.deps;
     const changed = await db.transaction(async () => {
+      if (!(await accounts.lock(id))) return undefined;
+      const wasBlocked = Boolean((await accounts.operatorView(id))?.blockedAt);
       const user = await accounts.setBlock(id, block);
       if (!user) return undefined;
       if (block) await sessions.revokeAllOf(id);
-      await events.record({ type, userId: id, phone: user.phone, client: onBehalf(client) });
+      // A block of a blocked account only changes the reason; an unblock of an active one nothing.
+      if (wasBlocked !== Boolean(block)) await events.record({ type, userId: id, phone: user.phone, client: onBehalf(client) });
       return user;
     });
     if (!changed) throw notFound();
