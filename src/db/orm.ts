@@ -18,6 +18,7 @@ import { Migration20261121140000 } from './migrations/Migration20261121140000.js
 import { Migration20261124000000 } from './migrations/Migration20261124000000.js';
 import { Migration20261124120000 } from './migrations/Migration20261124120000.js';
 import { Migration20261125000000 } from './migrations/Migration20261125000000.js';
+import { Migration20261125010000 } from './migrations/Migration20261125010000.js';
 
 export interface OrmOptions {
   url: string;
@@ -41,6 +42,7 @@ const migrations = [
   { name: 'Migration20261124000000', class: Migration20261124000000 },
   { name: 'Migration20261124120000', class: Migration20261124120000 },
   { name: 'Migration20261125000000', class: Migration20261125000000 },
+  { name: 'Migration20261125010000', class: Migration20261125010000 },
 ];
 
 /**

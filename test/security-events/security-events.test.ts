@@ -299,6 +299,16 @@ describe('the security event log', () => {
     expect(await t.sql('select type, user_id from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN', user_id: null }]);
   });
 
+  it('cannot be deleted, even in SQL, but by the retention sweep (below), which names itself for its own transaction only', async () => {
+    const s = await registerUser(t);
+    const [event] = await t.sql<{ id: string }>(`select id from security_events where user_id = $1 and type = 'SIGN_IN'`, [s.userId]);
+    await expect(t.sql('delete from security_events where id = $1', [event!.id])).rejects.toThrow(`security_events is append-only: event ${event!.id} cannot be deleted`);
+    // The sweep's setting is transaction-local: set by a statement of its own, it is gone by the next.
+    await t.sql(`select set_config('meeting_accounts.retention_sweep', 'on', true)`);
+    await expect(t.sql('delete from security_events where id = $1', [event!.id])).rejects.toThrow('cannot be deleted');
+    expect(await t.sql('select type from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN' }]);
+  });
+
   it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (default 90) and keeps the others', async () => {
     await expectRetention(t, 90);
   });

@@ -3,13 +3,17 @@ import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decor
 import { User } from '../account/user.entity.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 
+/** Set to 'on' (transaction-local) by the retention sweep: the one deleter the table admits. */
+export const RETENTION_SWEEP_SETTING = 'meeting_accounts.retention_sweep';
+
 /**
  * Table `security_events`: who signed in, from where, and what changed on an account. Appended to
  * and swept after the retention period, never updated: an account's deletion nulls `user_id` (the
  * foreign key does it), the phone was masked from the start. Never a password, code, token or hash.
  *
  * The database holds the table to that too: a trigger refuses every UPDATE but the foreign key's
- * nulling of the user (every other column unchanged), whoever runs it.
+ * nulling of the user (every other column unchanged), and another every DELETE but the retention
+ * sweep's, whoever runs it.
  */
 @Entity({
   tableName: 'security_events',
@@ -21,6 +25,15 @@ import type { SecurityEventType, SignInMethod } from './security-event-type.js';
       body: ({ user }) =>
         `if new.${user} is null and old.${user} is not null and (to_jsonb(new) - '${user}') = (to_jsonb(old) - '${user}') then return new; end if; ` +
         `raise exception 'security_events is append-only: event % cannot be changed', old.id using errcode = 'integrity_constraint_violation'`,
+    },
+    {
+      // Only the retention sweep deletes, inside a transaction that says so (RETENTION_SWEEP_SETTING).
+      name: 'security_events_no_delete',
+      timing: 'before',
+      events: ['delete'],
+      body: () =>
+        `if current_setting('${RETENTION_SWEEP_SETTING}', true) = 'on' then return old; end if; ` +
+        `raise exception 'security_events is append-only: event % cannot be deleted', old.id using errcode = 'integrity_constraint_violation'`,
     },
   ],
 })
