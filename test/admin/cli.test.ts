@@ -4,28 +4,18 @@
 // security events; each refusal exits non-zero, says why, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerUser, signInWithCode, type Session } from '../helpers/factories.js';
 import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
-import { ROOT } from '../operability/support.js';
+import { EMBEDDED_DATABASE_ENV, NODE, ROOT } from '../operability/support.js';
 
-/** Node 24 of the `node` dev dependency, as test/operability/support.ts starts the service. */
-const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
 const ADMIN = join(ROOT, 'dist/src/admin.js');
 const USAGE = 'usage: npm run admin -- <command>';
 const NOT_VALID = 'is not a valid mobile number: give it in E.164 (+8613800138000) or in the national form of CN';
-
-/**
- * On the test runner's embedded database every connection shares PGlite's one session: the tool goes
- * without named prepared statements and with one connection, as a service started there does.
- */
-const EMBEDDED_DATABASE_ENV: Record<string, string> = process.env.TEST_EMBEDDED_DATABASE
-  ? { DATABASE_PREPARED_STATEMENTS: 'false', DATABASE_POOL_SIZE: '1' }
-  : {};
 
 let dataDir: string;
 beforeAll(() => {

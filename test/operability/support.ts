@@ -11,7 +11,8 @@ import { waitFor } from '../helpers/wait.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
-const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
+/** Node 24 of the `node` dev dependency, which the service and its command-line tools run on. */
+export const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
 const MAIN = join(ROOT, 'dist/src/main.js');
 
 export interface CapturedRequest {
@@ -147,7 +148,7 @@ export interface ServiceProcess {
  * On the test runner's embedded database every connection shares PGlite's one session, where the
  * named prepared statements of two services would collide: a service started there goes without.
  */
-const EMBEDDED_DATABASE_ENV: Record<string, string> = process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {};
+export const EMBEDDED_DATABASE_ENV: Record<string, string> = process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {};
 
 export interface ServiceOptions {
   /** The test provokes faults of the service (its database stopped, say): its error-level log lines are expected. */
