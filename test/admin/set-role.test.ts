@@ -10,12 +10,12 @@ import { useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 
 type Transport = 'REST' | 'GraphQL';
-const STATUS: Record<string, number> = { FORBIDDEN: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404 };
+const STATUS: Record<string, number> = { FORBIDDEN: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404, UNAUTHENTICATED: 401 };
 
 const t = useTestServer();
 beforeEach(() => t.reset());
 
-function setRole(transport: Transport, token: string, id: string, role: string): Promise<HttpResult> {
+function setRole(transport: Transport, token: string | undefined, id: string, role: string): Promise<HttpResult> {
   return transport === 'REST'
     ? t.http.request('PUT', `/api/v1/admin/users/${encodeURIComponent(id)}/role`, { token, body: { role } })
     : t.http.post(
@@ -69,6 +69,13 @@ describe.each(['REST', 'GraphQL'] as Transport[])('setting a role over %s', (tra
     failure(await setRole(transport, admin.accessToken, 'not-an-id', 'USER'), transport, 'VALIDATION_FAILED');
     failure(await setRole(transport, admin.accessToken, '00000000-0000-4000-8000-000000000000', 'USER'), transport, 'NOT_FOUND');
     expect([await roleOf(admin.userId), await roleOf(user.userId)]).toEqual(['ADMIN', 'SUPPORT']);
+  });
+
+  it('refuses a caller without a token and a blocked admin with UNAUTHENTICATED, changing nothing', async () => {
+    failure(await setRole(transport, undefined, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
+    await t.sql('update users set blocked_at = now() where id = $1', [admin.userId]);
+    failure(await setRole(transport, admin.accessToken, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
+    expect(await roleOf(user.userId)).toBe('USER');
   });
 
   it('stops a demoted admin on their next call', async () => {

@@ -49,16 +49,22 @@ export class AccountRepository {
     });
   }
 
-  /** Sets or clears the block (with its reason); the row as it is now, `undefined` without the account. */
-  async setBlock(id: string, block: { reason: string } | null): Promise<User | undefined> {
-    const [user] = await this.db
-      .em()
-      .qb(User)
-      .update({ blockedAt: block ? raw('coalesce(blocked_at, now())') : null, blockedReason: block?.reason ?? null, updatedAt: raw('now()') })
-      .where({ id })
-      .returning('*')
-      .execute<User[]>('all', true);
-    return user;
+  /**
+   * Sets or clears the block (a block of a blocked account keeps its time and takes the new reason);
+   * the row as it is now and whether it was blocked before, `undefined` without the account. The
+   * row stays locked until the transaction ends.
+   */
+  setBlock(id: string, block: { reason: string } | null): Promise<{ user: User; wasBlocked: boolean } | undefined> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!user) return undefined;
+      const wasBlocked = user.blockedAt !== null;
+      user.blockedAt = block ? (user.blockedAt ?? new Date()) : null;
+      user.blockedReason = block?.reason ?? null;
+      await em.flush();
+      return { user, wasBlocked };
+    });
   }
 
   /** The accounts holding one of `roles`, oldest first. */

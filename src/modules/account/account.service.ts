@@ -5,7 +5,6 @@ import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone } from '../../shared/phone.js';
-import { isUuid } from '../../shared/uuid.js';
 import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
@@ -130,20 +129,20 @@ export class AccountService {
     });
   }
 
-  /** The account as operators see it, or `undefined`. */
+  /** The account of a well-formed id as operators see it, or `undefined`. */
   async operatorView(id: string): Promise<OperatorView | undefined> {
-    const user = isUuid(id) ? await this.deps.accounts.findById(id) : null;
+    const user = await this.deps.accounts.findById(id);
     return user ? operatorView(user) : undefined;
   }
 
   /**
    * Blocks the account (`reason` given) or lifts the block, in the caller's transaction, with the
-   * account's row locked by the update: a sign-in running meanwhile either committed before (and
-   * the caller then ends its session) or finds the block. `undefined` without the account.
+   * account's row locked: a sign-in running meanwhile either committed before (and the caller then
+   * ends its session) or finds the block. `undefined` without the account.
    */
-  async setBlock(id: string, block: { reason: string } | null): Promise<OperatorView | undefined> {
-    const user = await this.deps.accounts.setBlock(id, block);
-    return user && operatorView(user);
+  async setBlock(id: string, block: { reason: string } | null): Promise<{ user: OperatorView; wasBlocked: boolean } | undefined> {
+    const changed = await this.deps.accounts.setBlock(id, block);
+    return changed && { user: operatorView(changed.user), wasBlocked: changed.wasBlocked };
   }
 
   /** The accounts with a role above USER, oldest first. */

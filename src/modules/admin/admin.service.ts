@@ -54,7 +54,7 @@ export class AdminService {
   /** Ends every session of the account at once; its access tokens stop on their next request. */
   async revokeSessions(principal: Principal, id: string, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.SUPPORT);
-    await this.found(id);
+    assertUserId(id);
     const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
       if (!(await accounts.lock(id))) throw notFound();
@@ -72,21 +72,21 @@ export class AdminService {
         fields: { reason: `must be 1-${REASON_MAX} characters` },
       });
     }
-    await this.found(id);
+    assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot block their own account');
     return this.setBlock(id, { reason: trimmed }, SecurityEventType.ACCOUNT_BLOCKED, client);
   }
 
   async unblock(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    await this.found(id);
+    assertUserId(id);
     return this.setBlock(id, null, SecurityEventType.ACCOUNT_UNBLOCKED, client);
   }
 
   /** Gives another account a role (ADMIN); never the caller's own, so that the last admin cannot demote themself. */
   async setRole(principal: Principal, id: string, role: Role, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    await this.found(id);
+    assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot change their own role');
     const changed = await this.deps.accounts.setRole(id, role, onBehalf(client));
     if (!changed) throw notFound();
@@ -96,24 +96,20 @@ export class AdminService {
   private async setBlock(id: string, block: { reason: string } | null, type: SecurityEventType, client: ClientInfo): Promise<AdminUserView> {
     const { db, accounts, sessions, events } = this.deps;
     const changed = await db.transaction(async () => {
-      if (!(await accounts.lock(id))) return undefined;
-      const wasBlocked = Boolean((await accounts.operatorView(id))?.blockedAt);
-      const user = await accounts.setBlock(id, block);
-      if (!user) return undefined;
+      const set = await accounts.setBlock(id, block);
+      if (!set) return undefined;
       if (block) await sessions.revokeAllOf(id);
       // A block of a blocked account only changes the reason; an unblock of an active one nothing.
-      if (wasBlocked !== Boolean(block)) await events.record({ type, userId: id, phone: user.phone, client: onBehalf(client) });
-      return user;
+      if (set.wasBlocked !== Boolean(block)) await events.record({ type, userId: id, phone: set.user.phone, client: onBehalf(client) });
+      return set.user;
     });
     if (!changed) throw notFound();
     return this.adminView(changed);
   }
 
-  /** The account of a well-formed id; VALIDATION_FAILED for one that cannot be an id, NOT_FOUND for an unknown one. */
+  /** The account of a well-formed id; NOT_FOUND for an unknown one. */
   private async found(id: string): Promise<OperatorView> {
-    if (!isUuid(id)) {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, 'The id is not a user id', { fields: { id: 'must be a UUID' } });
-    }
+    assertUserId(id);
     const user = await this.deps.accounts.operatorView(id);
     if (!user) throw notFound();
     return user;
@@ -134,6 +130,11 @@ export class AdminService {
  */
 function onBehalf(client: ClientInfo): ClientInfo {
   return { requestId: client.requestId };
+}
+
+/** VALIDATION_FAILED for an id that cannot name an account (before it reaches a uuid column). */
+function assertUserId(id: string): void {
+  if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION_FAILED, 'The id is not a user id', { fields: { id: 'must be a UUID' } });
 }
 
 function notFound(): AppError {
