@@ -12,10 +12,9 @@ import { mkdtempSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { noise, solid } from '../avatar/fixtures.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
-import { startService, type ServiceProcess } from '../operability/support.js';
+import { freshRateLimits, startService, type ServiceProcess } from '../operability/support.js';
 import type { GenContext } from './draft.js';
 import { minimise } from './minimise.js';
 import { coldStart, randomPick, sweep, type Planned } from './plan.js';
@@ -40,11 +39,8 @@ let service: ServiceProcess | undefined;
 afterAll(async () => {
   await service?.kill();
   await rm(dir, { recursive: true, force: true });
-  // The run's counters for 127.0.0.1 are far above the default limits, which a service started by a
-  // later test in this database keeps: they go with the run.
-  const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
-  await db.connect();
-  await db.query('delete from rate_limits').finally(() => db.end());
+  // The run's counters for 127.0.0.1 are far above the default limits: they go with the run.
+  await freshRateLimits();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { ROOT, startService, type ServiceProcess } from './support.js';
+import { freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
 
 let dir: string;
 let service: ServiceProcess;
@@ -28,6 +28,8 @@ beforeAll(async () => {
     SMS_PROVIDER: 'console',
     LOG_LEVEL: 'warn',
   });
+  // After the start, which migrates a fresh database.
+  await freshRateLimits();
 });
 afterAll(async () => {
   await service?.kill();

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { GOOD_PASSWORD } from '../helpers/factories.js';
 import { newPhone, TEST_JWT_SECRET } from '../helpers/server.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { freePort, runService, startService, within, type ServiceProcess } from './support.js';
+import { freePort, freshRateLimits, runService, startService, within, type ServiceProcess } from './support.js';
 
 const DB_PASSWORD = 'pw-that-must-not-show-4411';
 let dir: string;
@@ -176,8 +176,7 @@ describe('SIGTERM', () => {
   it('refuses new connections, finishes the in-flight upload and logins with 200, and exits 0 within 10 s', async () => {
     const running = await startOwnService();
     const outbox = join(dir, 'sms.jsonl');
-    // Tests before this one in the database asked codes from 127.0.0.1 too: the address starts afresh.
-    await withDatabase((db) => db.query('delete from rate_limits'));
+    await freshRateLimits();
 
     const phone = newPhone();
     expect((await json('/api/v1/auth/send-code', { phone, purpose: 'register' })).status).toBe(200);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serviceOutputLog } from '../helpers/suite-log.js';
 import { waitFor } from '../helpers/wait.js';
+import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
@@ -189,6 +190,17 @@ export function runService(env: Record<string, string>, options: ServiceOptions 
       await exited;
     },
   };
+}
+
+/**
+ * Empties the rate-limit counters of the test database. Every request of the suite comes from
+ * 127.0.0.1: a service started with the default limits, after tests that sent codes, would find the
+ * address's hourly quota spent (the in-process test servers empty them on each reset for the same reason).
+ */
+export async function freshRateLimits(): Promise<void> {
+  const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
+  await db.connect();
+  await db.query('delete from rate_limits').finally(() => db.end());
 }
 
 /** Starts the real service and waits (up to `ms`) for its start-up summary. */
