@@ -3,7 +3,8 @@
 //   revoke  makes it a USER again
 //   list    the accounts holding SUPPORT or ADMIN
 // Every instance sees a change on the account's next request (the session check reads the role), and
-// the account's security events record it as ROLE_CHANGED. In the container: node dist/src/admin.js <command>.
+// the account's security events record it as ROLE_CHANGED, the audit log as ROLE_CHANGED with no actor
+// (`detail.via` "command line"). In the container: node dist/src/admin.js <command>.
 import 'reflect-metadata';
 import { InvalidFieldNameException, TableNotFoundException } from '@mikro-orm/core';
 import { pino } from 'pino';
@@ -11,10 +12,9 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { Database } from './db/database.js';
 import { startEmbeddedDatabase } from './db/embedded.js';
 import { migrate, openOrm } from './db/orm.js';
-import type { AccountService } from './modules/account/account.service.js';
 import { Role } from './modules/account/role.js';
 import type { UserView } from './modules/account/user.view.js';
-import { createServices } from './services.js';
+import { createServices, type Services } from './services.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { createLogger } from './shared/logger.js';
 
@@ -80,7 +80,7 @@ async function main(args: string[]): Promise<string> {
       // Warnings and faults only, on standard error: standard output is the command's answer.
       const services = await createServices(config, db, createLogger('warn', pino.destination({ dest: 2, sync: true })));
       try {
-        return await run(command, services.accounts, config).catch(unmigrated);
+        return await run(command, services, config).catch(unmigrated);
       } finally {
         await services.close();
       }
@@ -92,14 +92,14 @@ async function main(args: string[]): Promise<string> {
   }
 }
 
-async function run(command: Command, accounts: AccountService, config: Config): Promise<string> {
+async function run(command: Command, { accounts, admin }: Services, config: Config): Promise<string> {
   if (command.name === 'list') {
     const operators = await accounts.operators();
     if (operators.length === 0) return 'No operators: every account is USER. Give one a role with npm run admin -- grant <phone> SUPPORT|ADMIN';
     return operators.map(operatorLine).join('\n');
   }
   const { phone, role } = command;
-  const changed = await accounts.setRoleByPhone(phone, role).catch((error: unknown) => {
+  const changed = await admin.setRoleFromCommandLine(phone, role).catch((error: unknown) => {
     if (error instanceof AppError && error.code === ErrorCode.INVALID_PHONE) {
       throw new Refusal(`${phone} is not a valid mobile number: give it in E.164 (+8613800138000) or in the national form of ${config.defaultPhoneRegion}`);
     }

@@ -5,6 +5,8 @@ import type { Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
 import { AdminService } from './modules/admin/admin.service.js';
+import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
+import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { Authenticator } from './modules/auth/authenticator.js';
@@ -92,6 +94,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
   const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
+  const audit = new AuditLogService(new AuditLogRepository(db), config.auditLog.retentionDays);
   const sessions = new SessionService(new SessionRepository(db), {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
@@ -136,7 +139,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
-    admin: new AdminService({ db, accounts, sessions, events }),
+    admin: new AdminService({ db, accounts, sessions, events, audit }),
     sessions,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
@@ -148,7 +151,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, events, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, events, audit, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

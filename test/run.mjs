@@ -18,9 +18,10 @@ const cleanups = [];
 if (!env.DATABASE_URL) {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const dir = await mkdtemp(join(tmpdir(), 'meeting-accounts-test-'));
   process.stdout.write(`No DATABASE_URL: starting an embedded database in ${dir}\n`);
-  const db = await PGlite.create({ dataDir: dir });
+  const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
   // Each test server holds one pooled connection plus one for the migration lock while it starts, and
   // a test that spawns services (six for the upload cut-offs) holds theirs too. A connection beyond
   // the limit is closed at once, so the limit is well above what the suite holds; the socket server

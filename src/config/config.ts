@@ -53,6 +53,7 @@ const envSchema = z.object({
   SMS_MIN_CONVERSION: z.coerce.number({ message: 'must be a number' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.2),
   SMS_CONVERSION_MIN_SENDS: int(1).default(100),
   SECURITY_EVENT_RETENTION_DAYS: int(1, 36500).default(90),
+  AUDIT_LOG_RETENTION_DAYS: int(1, 36500).default(400),
   LOGIN_FAILURES_PER_PHONE_IP: int(1).default(5),
   LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100),
   CODE_FAILURES_PER_PHONE_IP: int(1).default(10),
@@ -117,6 +118,7 @@ export interface Config {
   /** SMS pumping (toll fraud) defences of send-code. */
   smsFraud: SmsFraudConfig;
   securityEvents: { retentionDays: number };
+  auditLog: { retentionDays: number };
   loginFailures: { perPhoneIp: number; perIpDaily: number };
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
@@ -256,6 +258,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     smsFraud,
     securityEvents: { retentionDays: e.SECURITY_EVENT_RETENTION_DAYS },
+    auditLog: { retentionDays: e.AUDIT_LOG_RETENTION_DAYS },
     loginFailures: { perPhoneIp: e.LOGIN_FAILURES_PER_PHONE_IP, perIpDaily: e.LOGIN_FAILURES_PER_IP_DAILY },
     password: { bcryptCost: e.BCRYPT_COST, hashThreads: e.PASSWORD_HASH_THREADS, minLength: 8, maxBytes: 72 },
     tokens: {

@@ -2,6 +2,7 @@ import { ForeignKeyConstraintViolationException, TransactionPropagation, type En
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Pool, QueryResultRow } from 'pg';
+import { RETENTION_SWEEP_SETTING } from './retention.js';
 
 /** Quoted table and column names of an entity, read from its metadata; a relation names its foreign key column. */
 export type SqlNames<T> = { readonly table: string } & { readonly [K in keyof T & string]: string };
@@ -54,6 +55,17 @@ export class Database {
     } finally {
       this.open--;
     }
+  }
+
+  /**
+   * `transaction`, named as a retention sweep (RETENTION_SWEEP_SETTING, for this transaction only):
+   * the one deleter the append-only tables' triggers let through.
+   */
+  retentionSweep<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction(async () => {
+      await this.rows(`select set_config('${RETENTION_SWEEP_SETTING}', 'on', true)`);
+      return work();
+    });
   }
 
   names<T extends object>(entity: EntityClass<T>): SqlNames<T> {

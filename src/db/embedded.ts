@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import lockfile from 'proper-lockfile';
 
@@ -50,7 +51,8 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
       throw error.code === 'ELOCKED' ? new DataDirInUseError(directory) : error;
     });
   try {
-    const db = await PGlite.create({ dataDir: directory });
+    // pg_trgm: the operators' search by nickname substring (its migration creates the extension).
+    const db = await PGlite.create({ dataDir: directory, extensions: { pg_trgm } });
     const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 2 });
     await server.start();
     const conn = server.getServerConn();

@@ -12,6 +12,7 @@ import { UserMeetingTotals } from '../modules/stats/user-meeting-totals.entity.j
 import { UserMeeting } from '../modules/stats/user-meeting.entity.js';
 import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
 import { SecurityEvent } from '../modules/security-event/security-event.entity.js';
+import { AuditEntry } from '../modules/audit/audit-entry.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
@@ -19,6 +20,7 @@ import { Migration20261124000000 } from './migrations/Migration20261124000000.js
 import { Migration20261124120000 } from './migrations/Migration20261124120000.js';
 import { Migration20261125000000 } from './migrations/Migration20261125000000.js';
 import { Migration20261125010000 } from './migrations/Migration20261125010000.js';
+import { Migration20261125020000 } from './migrations/Migration20261125020000.js';
 
 export interface OrmOptions {
   url: string;
@@ -43,13 +45,14 @@ const migrations = [
   { name: 'Migration20261124120000', class: Migration20261124120000 },
   { name: 'Migration20261125000000', class: Migration20261125000000 },
   { name: 'Migration20261125010000', class: Migration20261125010000 },
+  { name: 'Migration20261125020000', class: Migration20261125020000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

@@ -15,6 +15,8 @@ import { describe as describeCode } from '../shared/errors/catalogue.js';
 import type { ErrorCode } from '../shared/errors/app-error.js';
 import {
   AdminUserJson,
+  AdminUserListJson,
+  AuditLogJson,
   AuthPayloadJson,
   HealthJson,
   JwksJson,
@@ -47,6 +49,12 @@ interface Operation {
 
 const ALWAYS: ErrorCode[] = ['INTERNAL', 'SERVICE_UNAVAILABLE'];
 const BEARER: ErrorCode[] = ['UNAUTHENTICATED'];
+
+/** `?cursor=&limit=` of a list (shared/pagination.ts). */
+const PAGE = (what: string): NonNullable<Operation['query']> => [
+  { name: 'cursor', description: 'nextCursor of the previous page', schema: { type: 'string' } },
+  { name: 'limit', description: `${what} per page`, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+];
 
 /** Every REST route of the service. A test checks this list against the routes Express really has. */
 export const OPERATIONS: Operation[] = [
@@ -122,10 +130,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',
-    query: [
-      { name: 'cursor', description: 'nextCursor of the previous page', schema: { type: 'string' } },
-      { name: 'limit', description: 'Events per page', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-    ],
+    query: PAGE('Events'),
     ok: { status: 200, schema: SecurityEventListJson, description: 'A page of events' }, errors: ['VALIDATION_FAILED', ...BEARER],
   },
   {
@@ -133,8 +138,31 @@ export const OPERATIONS: Operation[] = [
     ok: { status: 200, content: 'image/webp', description: 'WebP image' }, errors: ['NOT_FOUND'],
   },
   {
-    method: 'get', path: '/api/v1/admin/users/{id}', summary: 'One account, as operators see it (SUPPORT or ADMIN)', auth: 'bearer',
+    method: 'get', path: '/api/v1/admin/users', summary: 'Find accounts by id, phone or nickname, newest first (SUPPORT or ADMIN)', auth: 'bearer',
+    query: [
+      { name: 'query', description: 'An id; a phone in E.164 or national form, or its leading digits; or a nickname substring (any case). Absent: every account', schema: { type: 'string', maxLength: 100 } },
+      { name: 'status', description: 'Only active or only blocked accounts', schema: { type: 'string', enum: ['ACTIVE', 'BLOCKED'] } },
+      { name: 'role', description: 'Only accounts with this role', schema: { type: 'string', enum: ['USER', 'SUPPORT', 'ADMIN'] } },
+      ...PAGE('Accounts'),
+    ],
+    ok: { status: 200, schema: AdminUserListJson, description: 'A page of accounts' }, errors: ['VALIDATION_FAILED', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/users/{id}', summary: 'One account, as operators see it (SUPPORT or ADMIN; audited as USER_VIEWED)', auth: 'bearer',
     ok: { status: 200, schema: AdminUserJson, description: 'The account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/admin/users/{id}', summary: "Delete another account, as its owner's deletion does (ADMIN)", auth: 'bearer',
+    ok: { status: 204, description: 'Deleted; its tokens stop at once' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/users/{id}/sessions', summary: 'Live sessions of an account, newest first (SUPPORT or ADMIN; audited as USER_VIEWED)', auth: 'bearer',
+    ok: { status: 200, schema: z.array(SessionJson), description: 'Sessions (current is always false)' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/users/{id}/security-events', summary: "An account's security events, newest first (SUPPORT or ADMIN; audited as USER_VIEWED)", auth: 'bearer',
+    query: PAGE('Events'),
+    ok: { status: 200, schema: SecurityEventListJson, description: 'A page of events' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/admin/users/{id}/sessions/revoke', summary: "End every session of an account (SUPPORT or ADMIN)", auth: 'bearer',
@@ -151,6 +179,11 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/admin/users/{id}/unblock', summary: 'Lift the block of an account (ADMIN)', auth: 'bearer',
     ok: { status: 200, schema: AdminUserJson, description: 'The account, active again' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/audit-log', summary: 'The audit log of operator actions, newest first (ADMIN)', auth: 'bearer',
+    query: PAGE('Entries'),
+    ok: { status: 200, schema: AuditLogJson, description: 'A page of entries' }, errors: ['VALIDATION_FAILED', 'FORBIDDEN', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/internal/meeting-usage', summary: 'Meeting usage report (service to service; off without INTERNAL_API_KEY)', auth: 'internal', body: MeetingUsageSchema,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SecurityEventType, SignInMethod } from '../modules/security-event/security-event-type.js';
 import { Role } from '../modules/account/role.js';
+import { AuditAction } from '../modules/audit/audit-action.js';
 import { ErrorCode } from '../shared/errors/app-error.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
@@ -118,6 +119,25 @@ export const SecurityEventListJson = z.object({
   nextCursor: z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page'),
 });
 export type SecurityEventListJson = z.infer<typeof SecurityEventListJson>;
+
+const nextCursor = z.string().nullable().describe('Pass as ?cursor= for the next page; null on the last page');
+
+export const AdminUserListJson = z.object({ items: z.array(AdminUserJson).describe('Newest first'), nextCursor });
+export type AdminUserListJson = z.infer<typeof AdminUserListJson>;
+
+const AuditEntryJson = z.object({
+  id: z.string().describe('Increasing with time'),
+  at: timestamp,
+  actorId: z.uuid().nullable().describe("The operator's account; null for the command-line tool (npm run admin)"),
+  action: z.enum(AuditAction),
+  targetUserId: z.uuid().nullable().describe('The account acted on'),
+  detail: z
+    .record(z.string(), z.unknown())
+    .describe("The action's own fields (a block's reason, a role change's from and to, what was read) and where the operator acted from (ip, userAgent, requestId)"),
+});
+
+export const AuditLogJson = z.object({ items: z.array(AuditEntryJson).describe('Newest first'), nextCursor });
+export type AuditLogJson = z.infer<typeof AuditLogJson>;
 
 export const HealthJson = z.object({ status: z.literal('ok') });
 

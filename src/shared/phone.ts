@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
+import { Metadata, getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
 import maxMetadata from 'libphonenumber-js/max/metadata';
 import { AppError, ErrorCode } from './errors/app-error.js';
 
@@ -33,4 +33,37 @@ export function parsePhone(input: string, defaultRegion: string): Phone {
 /** The region of an E.164 number already accepted by parsePhone. */
 export function countryOf(e164: string): string | undefined {
   return parsePhoneNumberFromString(e164, {}, metadata)?.country;
+}
+
+/**
+ * The E.164 prefixes a search text can stand for, for the operators' search: a whole number in any
+ * form parsePhone accepts, or the leading digits of one, written in E.164 (with or without the
+ * `+`, or `00`) or in the national form of `defaultRegion` (with or without its trunk prefix).
+ * Spaces, dashes, dots and brackets are ignored; anything else makes it no phone at all ([]).
+ */
+export function phonePrefixes(text: string, defaultRegion: string): string[] {
+  const compact = text.trim().replace(/[\s\-.()]/g, '');
+  if (!/^(\+|00)?\d+$/.test(compact)) return [];
+  const prefixes = new Set<string>();
+  try {
+    prefixes.add(parsePhone(text, defaultRegion).e164);
+  } catch {
+    // not a whole mobile number: its leading digits, then
+  }
+  if (compact.startsWith('+')) prefixes.add(compact);
+  else if (compact.startsWith('00')) prefixes.add(`+${compact.slice(2)}`);
+  else {
+    prefixes.add(`+${compact}`);
+    if (isSupportedCountry(defaultRegion as CountryCode, metadata)) {
+      const plan = new Metadata(metadata);
+      plan.selectNumberingPlan(defaultRegion as CountryCode);
+      // The trunk prefix ('0' in GB, '1' in US, none in CN): in the metadata, not in its typings.
+      const trunk = (plan.numberingPlan as unknown as { nationalPrefix(): string | undefined } | undefined)?.nationalPrefix();
+      const national = trunk && compact.startsWith(trunk) ? compact.slice(trunk.length) : compact;
+      if (national) prefixes.add(`+${getCountryCallingCode(defaultRegion as CountryCode, metadata)}${national}`);
+    }
+  }
+  // No E.164 number starts with 0; a prefix that another one covers adds nothing to the search.
+  const possible = [...prefixes].filter((p) => !p.startsWith('+0'));
+  return possible.filter((p) => !possible.some((other) => other !== p && p.startsWith(other)));
 }

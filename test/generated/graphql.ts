@@ -50,6 +50,7 @@ export type SecurityEventType =
   | 'ACCOUNT_BLOCKED'
   | 'ACCOUNT_DELETED'
   | 'ACCOUNT_UNBLOCKED'
+  | 'ACCOUNT_VIEWED_BY_OPERATOR'
   | 'AVATAR_CHANGED'
   | 'CODE_SENT'
   | 'LOGOUT'

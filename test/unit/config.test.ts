@@ -87,13 +87,15 @@ describe('configuration', () => {
     }
     for (const value of ['1.5', '-0.1']) expect(() => loadConfig({ SMS_MIN_CONVERSION: value })).toThrow(/SMS_MIN_CONVERSION: must be between 0 and 1/);
     expect(() => loadConfig({ SMS_MIN_CONVERSION: 'half' })).toThrow(/SMS_MIN_CONVERSION: must be a number/);
-    for (const key of ['SMS_CONVERSION_MIN_SENDS', 'SEND_CODE_COUNTRIES_PER_IP_DAILY', 'SECURITY_EVENT_RETENTION_DAYS']) {
+    for (const key of ['SMS_CONVERSION_MIN_SENDS', 'SEND_CODE_COUNTRIES_PER_IP_DAILY', 'SECURITY_EVENT_RETENTION_DAYS', 'AUDIT_LOG_RETENTION_DAYS']) {
       for (const value of ['0', 'abc']) expect(() => loadConfig({ [key]: value })).toThrow(new RegExp(`${key}: `));
     }
     expect(() => loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '36501' })).toThrow(/SECURITY_EVENT_RETENTION_DAYS: /);
     expect(loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '36500' }).securityEvents).toEqual({ retentionDays: 36500 });
     expect(loadConfig({ SECURITY_EVENT_RETENTION_DAYS: '7' }).securityEvents).toEqual({ retentionDays: 7 });
     expect(loadConfig({}).securityEvents).toEqual({ retentionDays: 90 });
+    expect(loadConfig({}).auditLog).toEqual({ retentionDays: 400 });
+    expect(loadConfig({ AUDIT_LOG_RETENTION_DAYS: '3650' }).auditLog).toEqual({ retentionDays: 3650 });
   });
 
   it('requires an outbox file for the file SMS provider', () => {

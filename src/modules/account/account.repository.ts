@@ -5,6 +5,23 @@ import type { Role } from './role.js';
 import { User } from './user.entity.js';
 import type { UserFields } from './user.view.js';
 
+/** What the operators' search looks for: any of the id, phone prefixes and nickname, within the filters. */
+export interface UserSearch {
+  id?: string;
+  /** E.164 prefixes. */
+  phonePrefixes: string[];
+  /** A case-insensitive substring. */
+  nickname?: string;
+  blocked?: boolean;
+  role?: Role;
+}
+
+/** Where a page of the search ended: the last account's creation time (to the microsecond, as text) and id. */
+export interface SearchPosition {
+  createdAt: string;
+  id: string;
+}
+
 export interface NewUser {
   phone: string;
   nickname: string;
@@ -64,6 +81,43 @@ export class AccountRepository {
       user.blockedReason = block?.reason ?? null;
       await em.flush();
       return { user, wasBlocked };
+    });
+  }
+
+  /**
+   * The operators' search, newest first, at most `limit` from after `after`. Each way of matching is
+   * its own branch, answered by its own index (see the User entity) and limited on its own; the
+   * union of the branches is then ordered and cut. Without a text, every account (filtered).
+   */
+  async search(search: UserSearch, after: SearchPosition | undefined, limit: number): Promise<{ user: User; position: SearchPosition }[]> {
+    const u = this.db.names(User);
+    const values: unknown[] = [];
+    const param = (value: unknown) => `$${values.push(value)}`;
+    const filters: string[] = [];
+    if (search.blocked !== undefined) filters.push(`${u.blockedAt} is ${search.blocked ? 'not ' : ''}null`);
+    if (search.role) filters.push(`${u.role} = ${param(search.role)}`);
+    if (after) filters.push(`(${u.createdAt}, ${u.id}) < (${param(after.createdAt)}::timestamptz, ${param(after.id)}::uuid)`);
+    const order = `order by ${u.createdAt} desc, ${u.id} desc limit ${param(limit)}`;
+    const branch = (match: string | undefined) => {
+      const where = [...(match ? [match] : []), ...filters];
+      return `(select * from ${u.table}${where.length > 0 ? ` where ${where.join(' and ')}` : ''} ${order})`;
+    };
+    const branches: string[] = [];
+    const text = search.id !== undefined || search.phonePrefixes.length > 0 || search.nickname !== undefined;
+    if (!text) branches.push(branch(undefined));
+    if (search.id) branches.push(branch(`${u.id} = ${param(search.id)}::uuid`));
+    for (const prefix of search.phonePrefixes) branches.push(branch(`${u.phone} like ${param(`${likeEscape(prefix)}%`)}`));
+    if (search.nickname !== undefined) branches.push(branch(`${u.nickname} ilike ${param(`%${likeEscape(search.nickname)}%`)}`));
+    if (branches.length === 0) return [];
+    const at = `to_char(${u.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+    const rows = await this.db.rows<Record<string, unknown> & { position_at: string }>(
+      `select *, ${at} as position_at from (${branches.join(' union ')}) found ${order}`,
+      values,
+    );
+    const em = this.db.em();
+    return rows.map(({ position_at, ...row }) => {
+      const user = em.map(User, row);
+      return { user, position: { createdAt: position_at, id: user.id } };
     });
   }
 
@@ -157,4 +211,9 @@ export function userViewSource(db: Database, alias: string): { from: string; id:
   };
   const columns = Object.entries(column).map(([field, expression]) => `${expression} as "${field}"`);
   return { from: `${u.table} ${alias}`, id: column.id, columns: columns.join(', '), active: `${alias}.${u.blockedAt} is null` };
+}
+
+/** `text` matched literally by LIKE (its wildcards and the escape character escaped). */
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

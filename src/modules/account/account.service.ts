@@ -4,7 +4,8 @@ import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
-import { parsePhone } from '../../shared/phone.js';
+import { parsePhone, phonePrefixes } from '../../shared/phone.js';
+import { isUuid } from '../../shared/uuid.js';
 import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
@@ -14,7 +15,7 @@ import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
 import type { ChangePasswordInput } from './account.inputs.js';
-import type { AccountRepository, NewUser } from './account.repository.js';
+import type { AccountRepository, NewUser, SearchPosition, UserSearch } from './account.repository.js';
 import { normaliseNickname } from './nickname.js';
 import { Role } from './role.js';
 import type { User } from './user.entity.js';
@@ -230,25 +231,71 @@ export class AccountService {
    * included, with the user nulled by the foreign key and the phone masked.
    */
   async deleteAccount(principal: Principal, code: string, client: ClientInfo): Promise<void> {
-    const { db, accounts, codes, avatarStorage, logger } = this.deps;
     const phone = principal.user.phone;
-    await codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code, client.ip);
+    await this.deps.codes.consume(phone, CodePurpose.DELETE_ACCOUNT, code, client.ip);
+    const deleted = await this.remove(principal.userId, () => this.deps.events.recordOwn(SecurityEventType.ACCOUNT_DELETED, principal, client));
+    if (!deleted) throw gone();
+  }
+
+  /**
+   * An operator's deletion of the account of `id`: as the owner's own (`deleteAccount`), with no
+   * code; `alongside` runs in its transaction before the row goes (the operator's audit entry).
+   * False when there is no such account.
+   */
+  async deleteByOperator(id: string, client: ClientInfo, alongside: (user: UserView) => Promise<void>): Promise<boolean> {
+    return this.remove(id, async (user) => {
+      await this.deps.events.record({ type: SecurityEventType.ACCOUNT_DELETED, userId: id, phone: user.phone, client });
+      await alongside(user);
+    });
+  }
+
+  /**
+   * Deletes the account: the row and, through foreign keys, its sessions, refresh tokens and usage
+   * reports, and its codes, in one transaction with what `record` writes; the avatar file after the
+   * commit. Its tokens stop working at once. Its security events stay, with the user nulled by the
+   * foreign key and the phone masked. False when the account is gone already.
+   */
+  private async remove(id: string, record: (user: UserView) => Promise<void>): Promise<boolean> {
+    const { db, accounts, codes, avatarStorage, logger } = this.deps;
     const deleted = await db.transaction(async () => {
       // Locked first, as every change of the account locks it first (see lock): a sign-in or a
       // change still running commits before the event is written (the log shows its event before
       // the ACCOUNT_DELETED), and none of them can be waiting for a session this deletion holds.
-      if (!(await accounts.lock(principal.userId, 'delete'))) return undefined;
-      await this.deps.events.recordOwn(SecurityEventType.ACCOUNT_DELETED, principal, client);
-      const row = await accounts.delete(principal.userId);
-      await codes.discardAll(phone);
+      if (!(await accounts.lock(id, 'delete'))) return undefined;
+      const user = await accounts.findById(id);
+      if (!user) return undefined;
+      await record(view(user));
+      const row = await accounts.delete(id);
+      await codes.discardAll(user.phone);
       return row;
     });
-    if (!deleted) throw gone();
+    if (!deleted) return false;
     if (deleted.avatarKey) {
       await avatarStorage.delete(deleted.avatarKey).catch((error: unknown) => {
         logger.warn({ err: error, key: deleted.avatarKey }, 'could not delete the avatar of a deleted account');
       });
     }
+    return true;
+  }
+
+  /**
+   * The operators' search, newest first: `text` matches an id, a phone (whole, in any form the
+   * sign-in accepts, or its leading digits, see phonePrefixes) or a nickname substring, ignoring
+   * case; without it, every account. `blocked` and `role` narrow it.
+   */
+  async search(
+    filter: { text?: string; blocked?: boolean; role?: Role },
+    after: SearchPosition | undefined,
+    limit: number,
+  ): Promise<{ user: OperatorView; position: SearchPosition }[]> {
+    const text = filter.text?.trim();
+    const search: UserSearch = { phonePrefixes: [], blocked: filter.blocked, role: filter.role };
+    if (text) {
+      if (isUuid(text)) search.id = text.toLowerCase();
+      search.phonePrefixes = phonePrefixes(text, this.deps.defaultPhoneRegion);
+      search.nickname = text.normalize('NFC');
+    }
+    return (await this.deps.accounts.search(search, after, limit)).map(({ user, position }) => ({ user: operatorView(user), position }));
   }
 }
 

@@ -1,8 +1,66 @@
 import { z } from 'zod';
+import { cursorField, emptyAsAbsent, limitField, type Page } from '../../shared/pagination.js';
 import { requiredString } from '../../shared/validation.js';
+import { isUuid } from '../../shared/uuid.js';
+import type { SearchPosition } from '../account/account.repository.js';
 import { Role } from '../account/role.js';
+import { AccountStatus } from './account-status.js';
 
 /** 1-500 characters once trimmed (the service checks the trimmed length, for GraphQL too). */
 export const BlockUserSchema = z.object({ reason: requiredString(500) });
 
-export const SetRoleSchema = z.object({ role: z.enum(Role, { error: `must be one of ${Object.values(Role).join(', ')}` }) });
+const roleField = z.enum(Role, { error: `must be one of ${Object.values(Role).join(', ')}` });
+
+export const SetRoleSchema = z.object({ role: roleField });
+
+/** A search page ends at an account: its creation time, to the microsecond, and its id. */
+const SEARCH_CURSOR = /^user:(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z):(.+)$/;
+
+export function encodeSearchCursor({ createdAt, id }: SearchPosition): string {
+  return Buffer.from(`user:${createdAt}:${id}`).toString('base64url');
+}
+
+const searchCursor = cursorField((decoded): SearchPosition | undefined => {
+  const [, createdAt, id] = SEARCH_CURSOR.exec(decoded) ?? [];
+  return createdAt && id && isUuid(id) && !Number.isNaN(Date.parse(createdAt)) ? { createdAt, id } : undefined;
+});
+
+const searchFields = {
+  query: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters'),
+  status: z.enum(AccountStatus, { error: `must be one of ${Object.values(AccountStatus).join(', ')}` }),
+  role: roleField,
+};
+
+export interface UserSearchInput {
+  query?: string;
+  status?: AccountStatus;
+  role?: Role;
+  page: Page<SearchPosition>;
+}
+
+/** REST: `GET /admin/users?query=&status=&role=&cursor=&limit=`; an empty parameter reads as absent. */
+export const UserSearchQuerySchema = z
+  .object({
+    query: z.preprocess(emptyAsAbsent, searchFields.query.optional()),
+    status: z.preprocess(emptyAsAbsent, searchFields.status.optional()),
+    role: z.preprocess(emptyAsAbsent, searchFields.role.optional()),
+    cursor: z.preprocess(emptyAsAbsent, searchCursor.optional()),
+    limit: z.preprocess(emptyAsAbsent, limitField.default(20)),
+  })
+  .transform(({ query, status, role, cursor, limit }): UserSearchInput => ({ query, status, role, page: { after: cursor, limit } }));
+
+/** GraphQL: `adminUsers(query, status, role, first, after)`, the same rules (status and role are enums there). */
+export const UserSearchArgsSchema = z
+  .object({
+    query: searchFields.query.nullish(),
+    status: searchFields.status.nullish(),
+    role: searchFields.role.nullish(),
+    after: searchCursor.nullish(),
+    first: limitField.nullish(),
+  })
+  .transform(({ query, status, role, after, first }): UserSearchInput => ({
+    query: query ?? undefined,
+    status: status ?? undefined,
+    role: role ?? undefined,
+    page: { after: after ?? undefined, limit: first ?? 20 },
+  }));

@@ -1,15 +1,71 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { pageArgs, toConnection } from '../../shared/pagination.js';
+import { parseInput } from '../../shared/validation.js';
 import { Role } from '../account/role.js';
+import { auditCursor } from '../audit/audit-log.service.js';
+import { SecurityEventsArgsSchema } from '../security-event/security-event.inputs.js';
+import { SecurityEventConnectionType } from '../security-event/security-event.types.js';
+import { SessionType } from '../session/session.types.js';
+import type { SessionView } from '../session/session.service.js';
+import { AccountStatus } from './account-status.js';
+import { UserSearchArgsSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
-import { AdminUserType } from './admin.types.js';
+import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType } from './admin.types.js';
+
+const AuditLogArgsSchema = pageArgs(auditCursor.field);
 
 /** The operators' fields; each checks the caller's role (AdminService.authorize), as the REST routes do. */
-@Resolver()
+@Resolver(() => AdminUserType)
 export class AdminResolver {
-  @Query(() => AdminUserType, { description: 'One account (SUPPORT or ADMIN)' })
+  @Query(() => AdminUserConnectionType, {
+    description: 'Accounts by id, phone (any form, or leading digits) or nickname substring, newest first (SUPPORT or ADMIN; first: 1-100, default 20)',
+  })
+  async adminUsers(
+    @Arg('query', () => String, { nullable: true }) query: string | null,
+    @Arg('status', () => AccountStatus, { nullable: true }) status: AccountStatus | null,
+    @Arg('role', () => Role, { nullable: true }) role: Role | null,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AdminUserConnectionType> {
+    const principal = await ctx.principal();
+    ctx.services.admin.authorize(principal, Role.SUPPORT);
+    return toConnection(await ctx.services.admin.search(principal, parseInput(UserSearchArgsSchema, { query, status, role, first, after })));
+  }
+
+  @Query(() => AdminUserType, { description: 'One account (SUPPORT or ADMIN); recorded in the audit log as USER_VIEWED' })
   async adminUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
-    return ctx.services.admin.user(await ctx.principal(), id);
+    return ctx.services.admin.user(await ctx.principal(), id, ctx.client);
+  }
+
+  @FieldResolver(() => [SessionType], { description: 'Live sessions, newest first; recorded in the audit log as USER_VIEWED' })
+  async sessions(@Root() user: AdminUserView, @Ctx() ctx: GraphQLContext): Promise<SessionView[]> {
+    return ctx.services.admin.sessions(await ctx.principal(), user.id, ctx.client);
+  }
+
+  @FieldResolver(() => SecurityEventConnectionType, {
+    description: "The account's security events, newest first (first: 1-100, default 20); recorded in the audit log as USER_VIEWED",
+  })
+  async securityEvents(
+    @Root() user: AdminUserView,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<SecurityEventConnectionType> {
+    const page = parseInput(SecurityEventsArgsSchema, { first, after });
+    return toConnection(await ctx.services.admin.securityEvents(await ctx.principal(), user.id, page, ctx.client));
+  }
+
+  @Query(() => AuditEntryConnectionType, { description: 'The audit log of operator actions, newest first (ADMIN; first: 1-100, default 20)' })
+  async adminAuditLog(
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AuditEntryConnectionType> {
+    const principal = await ctx.principal();
+    ctx.services.admin.authorize(principal, Role.ADMIN);
+    return toConnection(await ctx.services.admin.auditLog(principal, parseInput(AuditLogArgsSchema, { first, after })));
   }
 
   @Mutation(() => AdminUserType, { description: 'Blocks the account and ends its sessions (ADMIN); reason 1-500 characters' })
@@ -30,6 +86,12 @@ export class AdminResolver {
   @Mutation(() => Boolean, { description: 'Ends every session of the account (SUPPORT or ADMIN)' })
   async adminRevokeSessions(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     await ctx.services.admin.revokeSessions(await ctx.principal(), id, ctx.client);
+    return true;
+  }
+
+  @Mutation(() => Boolean, { description: "Deletes another account, as its owner's deletion does (ADMIN)" })
+  async adminDeleteUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await ctx.services.admin.delete(await ctx.principal(), id, ctx.client);
     return true;
   }
 }

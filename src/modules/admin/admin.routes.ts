@@ -1,14 +1,21 @@
 import { Router } from 'express';
-import type { AdminUserJson } from '../../openapi/shapes.js';
+import type { AdminUserJson, AdminUserListJson, AuditLogJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
+import { pageQuery, type Paged } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
 import { userToJson } from '../account/user.rest.js';
-import { BlockUserSchema, SetRoleSchema } from './admin.inputs.js';
+import { auditCursor, type AuditEntryView } from '../audit/audit-log.service.js';
+import { SecurityEventsQuerySchema } from '../security-event/security-event.inputs.js';
+import { securityEventListToJson } from '../security-event/security-event.routes.js';
+import { sessionToJson } from '../session/session.routes.js';
+import { BlockUserSchema, SetRoleSchema, UserSearchQuerySchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
+
+const AuditLogQuerySchema = pageQuery(auditCursor.field);
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
   return {
@@ -20,33 +27,66 @@ function adminUserToJson(user: AdminUserView): AdminUserJson {
   };
 }
 
-/** The operators' routes, under /admin; each checks the caller's role (AdminService.authorize). */
+function userListToJson({ items, nextCursor }: Paged<AdminUserView>): AdminUserListJson {
+  return { items: items.map(({ node }) => adminUserToJson(node)), nextCursor };
+}
+
+function auditLogToJson({ items, nextCursor }: Paged<AuditEntryView>): AuditLogJson {
+  return { items: items.map(({ node }) => ({ ...node, at: node.at.toISOString() })), nextCursor };
+}
+
+/**
+ * The operators' routes, under /admin; each checks the caller's role (AdminService.authorize), and
+ * checks it before the query or body: a caller without the role learns FORBIDDEN, not what the
+ * request should hold.
+ */
 export function adminRoutes({ admin, authenticator }: Services): Router {
   const router = Router();
   // On each route rather than the router, so that a path parameter that is not valid
   // percent-encoding is refused as malformed (400) before the caller is asked who they are.
   const signedIn = requireAuth(authenticator);
   const id = (params: Record<string, string | string[] | undefined>) => params.id as string;
+  const caller = (res: Parameters<typeof principalOf>[0]) => principalOf<Principal>(res);
+
+  router.get('/users', signedIn, async (req, res) => {
+    admin.authorize(caller(res), Role.SUPPORT);
+    res.json(userListToJson(await admin.search(caller(res), parseInput(UserSearchQuerySchema, req.query))));
+  });
   router.get('/users/:id', signedIn, async (req, res) => {
-    res.json(adminUserToJson(await admin.user(principalOf<Principal>(res), id(req.params))));
+    res.json(adminUserToJson(await admin.user(caller(res), id(req.params), clientInfo(req))));
+  });
+  router.get('/users/:id/sessions', signedIn, async (req, res) => {
+    res.json((await admin.sessions(caller(res), id(req.params), clientInfo(req))).map(sessionToJson));
+  });
+  router.get('/users/:id/security-events', signedIn, async (req, res) => {
+    admin.authorize(caller(res), Role.SUPPORT);
+    const page = parseInput(SecurityEventsQuerySchema, req.query);
+    res.json(securityEventListToJson(await admin.securityEvents(caller(res), id(req.params), page, clientInfo(req))));
   });
   router.post('/users/:id/sessions/revoke', signedIn, async (req, res) => {
-    await admin.revokeSessions(principalOf<Principal>(res), id(req.params), clientInfo(req));
+    await admin.revokeSessions(caller(res), id(req.params), clientInfo(req));
     res.status(204).end();
   });
-  // The role before the body: a caller without it learns FORBIDDEN, not what the body should hold.
   router.post('/users/:id/block', signedIn, async (req, res) => {
-    admin.authorize(principalOf<Principal>(res), Role.ADMIN);
+    admin.authorize(caller(res), Role.ADMIN);
     const { reason } = parseInput(BlockUserSchema, req.body);
-    res.json(adminUserToJson(await admin.block(principalOf<Principal>(res), id(req.params), reason, clientInfo(req))));
-  });
-  router.put('/users/:id/role', signedIn, async (req, res) => {
-    admin.authorize(principalOf<Principal>(res), Role.ADMIN);
-    const { role } = parseInput(SetRoleSchema, req.body);
-    res.json(adminUserToJson(await admin.setRole(principalOf<Principal>(res), id(req.params), role, clientInfo(req))));
+    res.json(adminUserToJson(await admin.block(caller(res), id(req.params), reason, clientInfo(req))));
   });
   router.post('/users/:id/unblock', signedIn, async (req, res) => {
-    res.json(adminUserToJson(await admin.unblock(principalOf<Principal>(res), id(req.params), clientInfo(req))));
+    res.json(adminUserToJson(await admin.unblock(caller(res), id(req.params), clientInfo(req))));
+  });
+  router.put('/users/:id/role', signedIn, async (req, res) => {
+    admin.authorize(caller(res), Role.ADMIN);
+    const { role } = parseInput(SetRoleSchema, req.body);
+    res.json(adminUserToJson(await admin.setRole(caller(res), id(req.params), role, clientInfo(req))));
+  });
+  router.delete('/users/:id', signedIn, async (req, res) => {
+    await admin.delete(caller(res), id(req.params), clientInfo(req));
+    res.status(204).end();
+  });
+  router.get('/audit-log', signedIn, async (req, res) => {
+    admin.authorize(caller(res), Role.ADMIN);
+    res.json(auditLogToJson(await admin.auditLog(caller(res), parseInput(AuditLogQuerySchema, req.query))));
   });
   return router;
 }

@@ -1,18 +1,20 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { Page, Paged } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/uuid.js';
 import type { AccountService, OperatorView } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
+import type { UserView } from '../account/user.view.js';
+import { AuditAction } from '../audit/audit-action.js';
+import type { AuditEntryView, AuditLogService } from '../audit/audit-log.service.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
-import type { SecurityEventService } from '../security-event/security-event.service.js';
-import type { SessionService } from '../session/session.service.js';
-
-export enum AccountStatus {
-  ACTIVE = 'ACTIVE',
-  BLOCKED = 'BLOCKED',
-}
+import type { SecurityEventList, SecurityEventService } from '../security-event/security-event.service.js';
+import type { SecurityEventsPage } from '../security-event/security-event.inputs.js';
+import type { SessionService, SessionView } from '../session/session.service.js';
+import { AccountStatus } from './account-status.js';
+import { encodeSearchCursor, type UserSearchInput } from './admin.inputs.js';
 
 /** An account as operators see it: the user, its role and block, and how many sessions it has live. */
 export interface AdminUserView extends OperatorView {
@@ -25,16 +27,21 @@ export interface AdminDependencies {
   accounts: AccountService;
   sessions: SessionService;
   events: SecurityEventService;
+  audit: AuditLogService;
 }
+
+/** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
+type Reading = 'details' | 'sessions' | 'securityEvents';
 
 const REASON_MAX = 500;
 const RANK: Record<Role, number> = { [Role.USER]: 0, [Role.SUPPORT]: 1, [Role.ADMIN]: 2 };
 
 /**
  * What operators do to other accounts. Every method checks the caller's role first (the role the
- * per-request session check read, so a revoked role stops at once): SUPPORT reads accounts and ends
- * their sessions, ADMIN also blocks and unblocks. The affected user sees each action in their own
- * security events, written in the action's transaction.
+ * per-request session check read, so a revoked role stops at once): SUPPORT finds and reads accounts
+ * and ends their sessions; ADMIN also blocks, unblocks, sets roles, deletes and reads the audit log.
+ * Each action, a reading of one account's data included, is an audit-log entry written in the
+ * action's transaction, and the affected user sees it in their own security events.
  */
 export class AdminService {
   constructor(private readonly deps: AdminDependencies) {}
@@ -46,9 +53,37 @@ export class AdminService {
     }
   }
 
-  async user(principal: Principal, id: string): Promise<AdminUserView> {
+  /**
+   * Accounts matching the search, newest first. A search is not a reading of any one account (it
+   * shows what a support agent needs to pick one), so it writes no USER_VIEWED; opening one does.
+   */
+  async search(principal: Principal, input: UserSearchInput): Promise<Paged<AdminUserView>> {
     this.authorize(principal, Role.SUPPORT);
-    return this.adminView(await this.found(id));
+    const { query, status, role, page } = input;
+    const blocked = status === undefined ? undefined : status === AccountStatus.BLOCKED;
+    const rows = await this.deps.accounts.search({ text: query, blocked, role }, page.after, page.limit + 1);
+    const shown = rows.slice(0, page.limit);
+    const live = await this.deps.sessions.countLiveOf(shown.map((row) => row.user.id));
+    const items = shown.map(({ user, position }) => ({ cursor: encodeSearchCursor(position), node: toAdminView(user, live.get(user.id) ?? 0) }));
+    return { items, nextCursor: rows.length > page.limit ? items.at(-1)!.cursor : null };
+  }
+
+  /** One account (USER_VIEWED). */
+  async user(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
+    this.authorize(principal, Role.SUPPORT);
+    return this.reading(principal, id, 'details', client, async () => this.adminView((await this.deps.accounts.operatorView(id))!));
+  }
+
+  /** The account's live sessions, newest first (USER_VIEWED). */
+  async sessions(principal: Principal, id: string, client: ClientInfo): Promise<SessionView[]> {
+    this.authorize(principal, Role.SUPPORT);
+    return this.reading(principal, id, 'sessions', client, () => this.deps.sessions.listLive(id, ''));
+  }
+
+  /** The account's security events, a page at a time, as the user sees them (USER_VIEWED). */
+  async securityEvents(principal: Principal, id: string, page: SecurityEventsPage, client: ClientInfo): Promise<SecurityEventList> {
+    this.authorize(principal, Role.SUPPORT);
+    return this.reading(principal, id, 'securityEvents', client, () => this.deps.events.list(id, page));
   }
 
   /** Ends every session of the account at once; its access tokens stop on their next request. */
@@ -58,8 +93,10 @@ export class AdminService {
     const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
       if (!(await accounts.lock(id))) throw notFound();
+      const ended = await sessions.countLive(id);
       await sessions.revokeAllOf(id);
       await events.record({ type: SecurityEventType.SESSIONS_REVOKED_BY_OPERATOR, userId: id, client: onBehalf(client) });
+      await this.audit(principal, AuditAction.SESSIONS_REVOKED, id, { sessions: ended }, client);
     });
   }
 
@@ -74,13 +111,13 @@ export class AdminService {
     }
     assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot block their own account');
-    return this.setBlock(id, { reason: trimmed }, SecurityEventType.ACCOUNT_BLOCKED, client);
+    return this.setBlock(principal, id, { reason: trimmed }, client);
   }
 
   async unblock(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
     assertUserId(id);
-    return this.setBlock(id, null, SecurityEventType.ACCOUNT_UNBLOCKED, client);
+    return this.setBlock(principal, id, null, client);
   }
 
   /** Gives another account a role (ADMIN); never the caller's own, so that the last admin cannot demote themself. */
@@ -88,40 +125,101 @@ export class AdminService {
     this.authorize(principal, Role.ADMIN);
     assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot change their own role');
-    const changed = await this.deps.accounts.setRole(id, role, onBehalf(client));
+    const changed = await this.deps.db.transaction(async () => {
+      const set = await this.deps.accounts.setRole(id, role, onBehalf(client));
+      if (set) await this.audit(principal, AuditAction.ROLE_CHANGED, id, { from: set.previous, to: role }, client);
+      return set;
+    });
     if (!changed) throw notFound();
     return this.adminView(changed.user);
   }
 
-  private async setBlock(id: string, block: { reason: string } | null, type: SecurityEventType, client: ClientInfo): Promise<AdminUserView> {
+  /**
+   * The command-line tool's grant and revoke (`npm run admin`): the role change as through the API,
+   * audited with no actor (whoever runs the tool has the database, not a role).
+   */
+  async setRoleFromCommandLine(phone: string, role: Role): Promise<{ user: UserView; previous: Role } | undefined> {
+    return this.deps.db.transaction(async () => {
+      const changed = await this.deps.accounts.setRoleByPhone(phone, role);
+      if (changed) {
+        await this.deps.audit.record({
+          action: AuditAction.ROLE_CHANGED,
+          actorId: null,
+          targetUserId: changed.user.id,
+          detail: { from: changed.previous, to: role, via: 'command line' },
+          client: {},
+        });
+      }
+      return changed;
+    });
+  }
+
+  /** Deletes another account (ADMIN), as its owner's deletion does: its data, sessions and avatar go; its events stay. */
+  async delete(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+    this.authorize(principal, Role.ADMIN);
+    assertUserId(id);
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators delete their own account as every user does (DELETE /users/me)');
+    const deleted = await this.deps.accounts.deleteByOperator(id, onBehalf(client), (user) =>
+      this.audit(principal, AuditAction.USER_DELETED, id, { phone: user.phone, nickname: user.nickname }, client),
+    );
+    if (!deleted) throw notFound();
+  }
+
+  /** The audit log, newest first (ADMIN). */
+  auditLog(principal: Principal, page: Page<string>): Promise<Paged<AuditEntryView>> {
+    this.authorize(principal, Role.ADMIN);
+    return this.deps.audit.list(page);
+  }
+
+  /**
+   * An operator's reading of one account: the audit entry and the user's ACCOUNT_VIEWED_BY_OPERATOR
+   * event are written with the account's row locked (NOT_FOUND when it is gone), then `read` runs
+   * in the same transaction, so that what was read is what the entry says was read.
+   */
+  private async reading<T>(principal: Principal, id: string, read: Reading, client: ClientInfo, get: () => Promise<T>): Promise<T> {
+    assertUserId(id);
+    const { db, accounts, events } = this.deps;
+    return db.transaction(async () => {
+      if (!(await accounts.lock(id))) throw notFound();
+      await this.audit(principal, AuditAction.USER_VIEWED, id, { read }, client);
+      await events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: id, client: onBehalf(client) });
+      return get();
+    });
+  }
+
+  private async setBlock(principal: Principal, id: string, block: { reason: string } | null, client: ClientInfo): Promise<AdminUserView> {
     const { db, accounts, sessions, events } = this.deps;
     const changed = await db.transaction(async () => {
       const set = await accounts.setBlock(id, block);
       if (!set) return undefined;
+      const ended = block ? await sessions.countLive(id) : 0;
       if (block) await sessions.revokeAllOf(id);
-      // A block of a blocked account only changes the reason; an unblock of an active one nothing.
-      if (set.wasBlocked !== Boolean(block)) await events.record({ type, userId: id, phone: set.user.phone, client: onBehalf(client) });
+      // A block of a blocked account only changes the reason; an unblock of an active one nothing:
+      // the audit log keeps the action, the user's events only a change.
+      const changes = set.wasBlocked !== Boolean(block);
+      if (changes) {
+        const type = block ? SecurityEventType.ACCOUNT_BLOCKED : SecurityEventType.ACCOUNT_UNBLOCKED;
+        await events.record({ type, userId: id, phone: set.user.phone, client: onBehalf(client) });
+      }
+      const detail = block ? { reason: block.reason, sessionsEnded: ended, wasBlocked: set.wasBlocked } : { wasBlocked: set.wasBlocked };
+      await this.audit(principal, block ? AuditAction.USER_BLOCKED : AuditAction.USER_UNBLOCKED, id, detail, client);
       return set.user;
     });
     if (!changed) throw notFound();
     return this.adminView(changed);
   }
 
-  /** The account of a well-formed id; NOT_FOUND for an unknown one. */
-  private async found(id: string): Promise<OperatorView> {
-    assertUserId(id);
-    const user = await this.deps.accounts.operatorView(id);
-    if (!user) throw notFound();
-    return user;
+  private audit(principal: Principal, action: AuditAction, targetUserId: string, detail: Record<string, unknown>, client: ClientInfo): Promise<void> {
+    return this.deps.audit.record({ action, actorId: principal.userId, targetUserId, detail, client });
   }
 
   private async adminView(user: OperatorView): Promise<AdminUserView> {
-    return {
-      ...user,
-      status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE,
-      activeSessions: await this.deps.sessions.countLive(user.id),
-    };
+    return toAdminView(user, await this.deps.sessions.countLive(user.id));
   }
+}
+
+function toAdminView(user: OperatorView, activeSessions: number): AdminUserView {
+  return { ...user, status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE, activeSessions };
 }
 
 /**

@@ -1,9 +1,12 @@
-import { DateTimeResolver } from 'graphql-scalars';
-import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
-import { AccountStatus } from './admin.service.js';
+import { AuditAction } from '../audit/audit-action.js';
+import { PageInfoType } from '../security-event/security-event.types.js';
+import { AccountStatus } from './account-status.js';
 
 registerEnumType(AccountStatus, { name: 'AccountStatus', description: 'Whether an operator has blocked the account' });
+registerEnumType(AuditAction, { name: 'AuditAction', description: 'What an operator did' });
 
 @ObjectType('AdminUser', { description: 'An account as operators (SUPPORT, ADMIN) see it' })
 export class AdminUserType extends UserType {
@@ -18,4 +21,61 @@ export class AdminUserType extends UserType {
 
   @Field(() => Int, { description: 'Live sessions' })
   activeSessions!: number;
+}
+
+@ObjectType('AdminUserEdge')
+export class AdminUserEdgeType {
+  @Field()
+  cursor!: string;
+
+  @Field(() => AdminUserType)
+  node!: AdminUserType;
+}
+
+@ObjectType('AdminUserConnection', { description: 'Accounts found by an operator, newest first' })
+export class AdminUserConnectionType {
+  @Field(() => [AdminUserEdgeType])
+  edges!: AdminUserEdgeType[];
+
+  @Field(() => PageInfoType)
+  pageInfo!: PageInfoType;
+}
+
+@ObjectType('AuditEntry', { description: 'An operator action: who, what, on whom, when' })
+export class AuditEntryType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => DateTimeResolver)
+  at!: Date;
+
+  @Field(() => ID, { nullable: true, description: "The operator's account; null for the command-line tool" })
+  actorId!: string | null;
+
+  @Field(() => AuditAction)
+  action!: AuditAction;
+
+  @Field(() => ID, { nullable: true, description: 'The account acted on' })
+  targetUserId!: string | null;
+
+  @Field(() => JSONObjectResolver, { description: "The action's own fields (a block's reason, a role change's from and to, what was read) and where the operator acted from (ip, userAgent, requestId)" })
+  detail!: Record<string, unknown>;
+}
+
+@ObjectType('AuditEntryEdge')
+export class AuditEntryEdgeType {
+  @Field()
+  cursor!: string;
+
+  @Field(() => AuditEntryType)
+  node!: AuditEntryType;
+}
+
+@ObjectType('AuditEntryConnection', { description: 'The audit log, newest first' })
+export class AuditEntryConnectionType {
+  @Field(() => [AuditEntryEdgeType])
+  edges!: AuditEntryEdgeType[];
+
+  @Field(() => PageInfoType)
+  pageInfo!: PageInfoType;
 }

@@ -18,6 +18,8 @@ export const SecurityEventType = {
   ACCOUNT_UNBLOCKED: 'ACCOUNT_UNBLOCKED',
   /** An operator ended every session of the account. */
   SESSIONS_REVOKED_BY_OPERATOR: 'SESSIONS_REVOKED_BY_OPERATOR',
+  /** An operator read the account's details, sessions or security events. */
+  ACCOUNT_VIEWED_BY_OPERATOR: 'ACCOUNT_VIEWED_BY_OPERATOR',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 

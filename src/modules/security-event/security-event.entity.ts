@@ -1,10 +1,9 @@
 import { BigIntType, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { RETENTION_SWEEP_SETTING } from '../../db/retention.js';
 import { User } from '../account/user.entity.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 
-/** Set to 'on' (transaction-local) by the retention sweep: the one deleter the table admits. */
-export const RETENTION_SWEEP_SETTING = 'meeting_accounts.retention_sweep';
 
 /**
  * Table `security_events`: who signed in, from where, and what changed on an account. Appended to

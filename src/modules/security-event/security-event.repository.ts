@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { RETENTION_SWEEP_SETTING, SecurityEvent } from './security-event.entity.js';
+import { SecurityEvent } from './security-event.entity.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 
 export interface NewSecurityEvent {
@@ -41,9 +41,6 @@ export class SecurityEventRepository {
 
   /** The retention sweep: the one delete the table's trigger lets through, as it names itself. */
   deleteOlderThan(date: Date): Promise<number> {
-    return this.db.transaction(async () => {
-      await this.db.rows(`select set_config('${RETENTION_SWEEP_SETTING}', 'on', true)`);
-      return this.db.em().nativeDelete(SecurityEvent, { at: { $lt: date } });
-    });
+    return this.db.retentionSweep(() => this.db.em().nativeDelete(SecurityEvent, { at: { $lt: date } }));
   }
 }

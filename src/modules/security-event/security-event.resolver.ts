@@ -1,5 +1,6 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { toConnection } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
 import { SecurityEventsArgsSchema } from './security-event.inputs.js';
 import { SecurityEventConnectionType } from './security-event.types.js';
@@ -13,10 +14,6 @@ export class SecurityEventResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<SecurityEventConnectionType> {
     const page = parseInput(SecurityEventsArgsSchema, { first, after });
-    const { items, nextCursor } = await ctx.services.securityEvents.list((await ctx.principal()).userId, page);
-    return {
-      edges: items.map(({ cursor, event }) => ({ cursor, node: event })),
-      pageInfo: { hasNextPage: nextCursor !== null, endCursor: items.at(-1)?.cursor ?? null },
-    };
+    return toConnection(await ctx.services.securityEvents.list((await ctx.principal()).userId, page));
   }
 }

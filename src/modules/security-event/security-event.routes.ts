@@ -7,14 +7,14 @@ import type { Principal } from '../account/principal.js';
 import { SecurityEventsQuerySchema } from './security-event.inputs.js';
 import type { SecurityEventList } from './security-event.service.js';
 
-function listToJson({ items, nextCursor }: SecurityEventList): SecurityEventListJson {
-  return { items: items.map(({ event }) => ({ ...event, at: event.at.toISOString() })), nextCursor };
+export function securityEventListToJson({ items, nextCursor }: SecurityEventList): SecurityEventListJson {
+  return { items: items.map(({ node }) => ({ ...node, at: node.at.toISOString() })), nextCursor };
 }
 
 /** GET /users/me/security-events?cursor=&limit=: the signed-in user's events, newest first. */
 export function securityEventRoutes({ authenticator, securityEvents }: Services): Router {
   return Router().get('/me/security-events', requireAuth(authenticator), async (req, res) => {
     const page = parseInput(SecurityEventsQuerySchema, req.query);
-    res.json(listToJson(await securityEvents.list(principalOf<Principal>(res).userId, page)));
+    res.json(securityEventListToJson(await securityEvents.list(principalOf<Principal>(res).userId, page)));
   });
 }

@@ -1,7 +1,8 @@
 import { isForeignKeyViolation } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Principal } from '../account/principal.js';
-import { encodeCursor, type SecurityEventsPage } from './security-event.inputs.js';
+import { toPage, type Paged } from '../../shared/pagination.js';
+import { eventCursor, type SecurityEventsPage } from './security-event.inputs.js';
 import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 import type { SecurityEventRepository } from './security-event.repository.js';
 
@@ -19,7 +20,7 @@ export interface SecurityEventInput {
   client: ClientInfo;
 }
 
-interface SecurityEventView {
+export interface SecurityEventView {
   id: string;
   type: SecurityEventType;
   method: SignInMethod | null;
@@ -30,11 +31,7 @@ interface SecurityEventView {
   phoneMasked: string | null;
 }
 
-export interface SecurityEventList {
-  items: { cursor: string; event: SecurityEventView }[];
-  /** Where the next page starts; null on the last page. */
-  nextCursor: string | null;
-}
+export type SecurityEventList = Paged<SecurityEventView>;
 
 const DAY_MS = 86400_000;
 
@@ -89,20 +86,16 @@ export class SecurityEventService {
   /** The user's own events, newest first, a page at a time. */
   async list(userId: string, page: SecurityEventsPage): Promise<SecurityEventList> {
     const rows = await this.events.listForUser(userId, page.after, page.limit + 1);
-    const items = rows.slice(0, page.limit).map((row) => ({
-      cursor: encodeCursor(row.id),
-      event: {
-        id: row.id,
-        type: row.type,
-        method: row.method,
-        at: row.at,
-        ip: row.ip,
-        userAgent: row.userAgent,
-        sessionId: row.sessionId,
-        phoneMasked: row.phoneMasked,
-      },
+    return toPage(rows, page.limit, (row) => eventCursor.encode(row.id), (row) => ({
+      id: row.id,
+      type: row.type,
+      method: row.method,
+      at: row.at,
+      ip: row.ip,
+      userAgent: row.userAgent,
+      sessionId: row.sessionId,
+      phoneMasked: row.phoneMasked,
     }));
-    return { items, nextCursor: rows.length > page.limit ? items.at(-1)!.cursor : null };
   }
 
   /** Events older than the retention period. */

@@ -100,6 +100,18 @@ export class SessionRepository {
     return this.db.em().count(Session, { user: userId, revokedAt: null, expiresAt: { $gt: new Date() } });
   }
 
+  /** Live sessions of each of `userIds` (absent: none). */
+  async countLiveOf(userIds: string[]): Promise<Map<string, number>> {
+    if (userIds.length === 0) return new Map();
+    const s = this.db.names(Session);
+    const rows = await this.db.rows<{ user_id: string; live: number }>(
+      `select ${s.user} as user_id, count(*)::int as live from ${s.table}
+        where ${s.user} = any($1::uuid[]) and ${s.revokedAt} is null and ${s.expiresAt} > now() group by ${s.user}`,
+      [userIds],
+    );
+    return new Map(rows.map((row) => [row.user_id, row.live]));
+  }
+
   /** Revokes one live session of this user; false when there is none with that id. */
   async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
     const revoked = await this.db

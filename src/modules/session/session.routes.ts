@@ -6,7 +6,7 @@ import { clientInfo } from '../../shared/http/request-context.js';
 import type { Principal } from '../account/principal.js';
 import type { SessionView } from './session.service.js';
 
-function sessionToJson(session: SessionView): SessionJson {
+export function sessionToJson(session: SessionView): SessionJson {
   return { ...session, createdAt: session.createdAt.toISOString(), lastUsedAt: session.lastUsedAt.toISOString() };
 }
 

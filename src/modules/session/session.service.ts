@@ -98,6 +98,11 @@ export class SessionService {
     return this.sessions.countLive(userId);
   }
 
+  /** `countLive` of several users in one query. */
+  countLiveOf(userIds: string[]): Promise<Map<string, number>> {
+    return this.sessions.countLiveOf(userIds);
+  }
+
   /** Revokes one live session of this user; false when there is none with that id (any other text included). */
   async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
     return isUuid(sessionId) && this.sessions.revokeOwn(userId, sessionId);
