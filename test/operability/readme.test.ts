@@ -8,15 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
+import { EMBEDDED_DATABASE_ENV, freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
 
 let dir: string;
 let service: ServiceProcess;
 let blocks: string[];
+let operatorBlock: string;
+/** The token each sign-in block ended with: the operator walkthrough goes on in the REST block's shell. */
+const tokens = new Map<string, string>();
 
 beforeAll(async () => {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes('ACCESS_TOKEN='));
+  const all = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  blocks = all.filter((b) => b.includes('ACCESS_TOKEN='));
+  operatorBlock = all.find((b) => b.includes('admin -- grant') && b.includes('audit-log'))!;
   dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-readme-'));
   service = await startService({
     NODE_ENV: 'test',
@@ -41,7 +46,8 @@ async function runBlock(block: string): Promise<string> {
   const phone = /^PHONE=(\d+)$/m.exec(block)?.[1];
   if (!phone) throw new Error(`the README block sets no PHONE:\n${block}`);
   const { host } = new URL(service.url);
-  const script = block.replaceAll('localhost:4000', host);
+  // The token is printed last, for the operator walkthrough, which the README runs in the same shell.
+  const script = `${block.replaceAll('localhost:4000', host)}\necho; echo "TOKEN=$ACCESS_TOKEN"`;
   const bash = spawn('bash', ['-euo', 'pipefail', '-c', script], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -53,7 +59,8 @@ async function runBlock(block: string): Promise<string> {
   bash.stdin.end(`${printed.exec(service.stdout())![1]}\n`);
   const code = await exited;
   if (code !== 0) throw new Error(`the README block exited ${code}:\n${out}\n${err}`);
-  return out;
+  tokens.set(block, /^TOKEN=(.+)$/m.exec(out)![1]!);
+  return out.slice(0, out.lastIndexOf('TOKEN='));
 }
 
 describe('README walkthrough', () => {
@@ -74,4 +81,40 @@ describe('README walkthrough', () => {
     const me = JSON.parse(out.slice(out.lastIndexOf('{"data"')));
     expect(me).toEqual({ data: { me: { id: expect.any(String), phone: `+86${/^PHONE=(\d+)$/m.exec(blocks[1]!)![1]}`, nickname: expect.any(String) } } });
   }, 30_000);
+
+  it('walks an operator through granting the first admin, finding the GraphQL user, blocking them and reading the audit log', async () => {
+    const restToken = tokens.get(blocks[0]!);
+    expect(restToken).toEqual(expect.any(String));
+    const { host } = new URL(service.url);
+    const bash = spawn('bash', ['-euo', 'pipefail', '-c', operatorBlock.replaceAll('localhost:4000', host)], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ACCESS_TOKEN: restToken!,
+        // What the README's reader has in the service's shell: its database, its secret.
+        NODE_ENV: 'test',
+        DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
+        DATA_DIR: dir,
+        JWT_SECRET: TEST_JWT_SECRET,
+        ...EMBEDDED_DATABASE_ENV,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    bash.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    bash.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => bash.once('exit', resolve));
+    if (code !== 0) throw new Error(`the README operator block exited ${code}:\n${out}\n${err}`);
+    const lines = out.trim().split('\n');
+    expect(lines[0]).toBe('+8613800138000: USER -> ADMIN; takes effect on the account\'s next request');
+    const found = JSON.parse(lines[1]!);
+    expect(found).toMatchObject({ phone: '+8613900139000', status: 'ACTIVE' });
+    expect(JSON.parse(lines[2]!)).toEqual({ status: 'BLOCKED', blockedReason: 'meeting spam', activeSessions: 0 });
+    const audit = lines.slice(3).map((line) => JSON.parse(line));
+    expect(audit.map((entry) => entry.action)).toEqual(['USER_BLOCKED', 'ROLE_CHANGED']);
+    expect(audit[0]).toMatchObject({ targetUserId: found.id, detail: { reason: 'meeting spam', sessionsEnded: 1, wasBlocked: false } });
+    expect(audit[0].actorId).toEqual(expect.any(String));
+    expect(audit[1]).toMatchObject({ actorId: null, detail: { from: 'USER', to: 'ADMIN', via: 'command line' } });
+  }, 60_000);
 });

@@ -11,8 +11,7 @@ import { waitFor } from '../helpers/wait.js';
 import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Node 24 of the `node` dev dependency (the service needs it), not whatever `node` is on PATH. */
-/** Node 24 of the `node` dev dependency, which the service and its command-line tools run on. */
+/** Node 24 of the `node` dev dependency, which the service and its command-line tools run on (not whatever `node` is on PATH). */
 export const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
 const MAIN = join(ROOT, 'dist/src/main.js');
 
