@@ -119,4 +119,14 @@ describe.each(TRANSPORTS)('a blocked account over %s', (transport) => {
     // A token nobody issued is still just invalid.
     failure(await api.refresh(transport, 'x'.repeat(43)), transport, 'UNAUTHENTICATED');
   });
+
+  it('refuses the refresh of a blocked account before it rotates: the token is left unused, and works once unblocked', async () => {
+    await block(user.userId);
+    failure(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
+    expect(await t.sql('select 1 from refresh_tokens r join sessions s on s.id = r.session_id where s.user_id = $1 and r.used_at is not null', [user.userId])).toEqual([]);
+    await unblock(user.userId);
+    const res = await api.refresh(transport, user.refreshToken);
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body)).toContain('accessToken');
+  });
 });

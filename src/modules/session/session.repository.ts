@@ -26,8 +26,10 @@ export class SessionRepository {
     this.sql = {
       // The token's session, taken before the token: a deletion of the account takes its sessions
       // and then their tokens, so a rotation taking them in the other order could deadlock with it.
-      lockSession: `select s.${s.id} from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session}
-                     where r.${r.tokenHash} = $1 for no key update of s`,
+      // Not for a blocked account (a block written in SQL leaves its sessions): its token is left
+      // as it was, unused, and the caller answers ACCOUNT_BLOCKED.
+      lockSession: `select s.${s.id} from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session} join ${u.from} on ${u.id} = s.${s.user}
+                     where r.${r.tokenHash} = $1 and ${u.active} for no key update of s`,
       // Conditional update: of concurrent rotations of one token, exactly one gets its row back.
       useToken: `update ${r.table} set ${r.usedAt} = now()
                   where ${r.tokenHash} = $1 and ${r.usedAt} is null and ${r.expiresAt} > now()
