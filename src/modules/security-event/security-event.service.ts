@@ -20,7 +20,7 @@ export interface SecurityEventInput {
   client: ClientInfo;
 }
 
-export interface SecurityEventView {
+interface SecurityEventView {
   id: string;
   type: SecurityEventType;
   method: SignInMethod | null;
