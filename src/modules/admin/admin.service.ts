@@ -71,7 +71,7 @@ export class AdminService {
   /** One account (USER_VIEWED). */
   async user(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.SUPPORT);
-    return this.reading(principal, id, 'details', client, async () => this.adminView((await this.deps.accounts.operatorView(id))!));
+    return this.reading(principal, id, 'details', client, (user) => this.adminView(user));
   }
 
   /** The account's live sessions, newest first (USER_VIEWED). */
@@ -90,12 +90,12 @@ export class AdminService {
   async revokeSessions(principal: Principal, id: string, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.SUPPORT);
     assertUserId(id);
-    const { db, accounts, sessions, events } = this.deps;
+    const { db, sessions, events } = this.deps;
     await db.transaction(async () => {
-      if (!(await accounts.lock(id))) throw notFound();
+      const user = await this.locked(id);
       const ended = await sessions.countLive(id);
       await sessions.revokeAllOf(id);
-      await events.record({ type: SecurityEventType.SESSIONS_REVOKED_BY_OPERATOR, userId: id, client: onBehalf(client) });
+      await events.record({ type: SecurityEventType.SESSIONS_REVOKED_BY_OPERATOR, userId: id, phone: user.phone, client: onBehalf(client) });
       await this.audit(principal, AuditAction.SESSIONS_REVOKED, id, { sessions: ended }, client);
     });
   }
@@ -173,18 +173,29 @@ export class AdminService {
 
   /**
    * An operator's reading of one account: the audit entry and the user's ACCOUNT_VIEWED_BY_OPERATOR
-   * event are written with the account's row locked (NOT_FOUND when it is gone), then `read` runs
+   * event are written with the account's row locked (NOT_FOUND when it is gone), then `get` runs
    * in the same transaction, so that what was read is what the entry says was read.
    */
-  private async reading<T>(principal: Principal, id: string, read: Reading, client: ClientInfo, get: () => Promise<T>): Promise<T> {
+  private async reading<T>(principal: Principal, id: string, read: Reading, client: ClientInfo, get: (user: OperatorView) => Promise<T>): Promise<T> {
     assertUserId(id);
-    const { db, accounts, events } = this.deps;
+    const { db, events } = this.deps;
     return db.transaction(async () => {
-      if (!(await accounts.lock(id))) throw notFound();
+      const user = await this.locked(id);
       await this.audit(principal, AuditAction.USER_VIEWED, id, { read }, client);
-      await events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: id, client: onBehalf(client) });
-      return get();
+      await events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: id, phone: user.phone, client: onBehalf(client) });
+      return get(user);
     });
+  }
+
+  /**
+   * The account of `id`, its row locked until the caller's transaction ends; NOT_FOUND when it is gone.
+   * Read for the phone that the user's event keeps masked, as every security event does (and as
+   * the only trace of whom it was about once the account is deleted).
+   */
+  private async locked(id: string): Promise<OperatorView> {
+    const user = (await this.deps.accounts.lock(id)) ? await this.deps.accounts.operatorView(id) : undefined;
+    if (!user) throw notFound();
+    return user;
   }
 
   private async setBlock(principal: Principal, id: string, block: { reason: string } | null, client: ClientInfo): Promise<AdminUserView> {
