@@ -423,12 +423,19 @@ describe('reading one account over GraphQL', () => {
     expect((await auditSince('REST', admin.accessToken, mark)).map((e) => e.detail.read)).not.toContain('securityEvents');
   });
 
-  // KNOWN BUG (reported, not fixed here: the fix belongs in admin.resolver.ts): adminUser resolves,
-  // and writes its USER_VIEWED 'details' entry and the user's ACCOUNT_VIEWED_BY_OPERATOR event, before
-  // its securityEvents field checks first/after; the whole answer is then the refusal (data null), yet
-  // the log and the user's events say the details were read. `it.failing` passes while the bug is
-  // there: once fixed, this test fails and should become a plain `it`.
-  it.failing('writes no entry and no event at all for a request refused for its securityEvents page', async () => {
+  // adminUser checks the pages its securityEvents fields ask for before it records its own reading:
+  // the whole answer is then the refusal (data null), and nothing may say the details were read.
+  it('refuses a search whose results ask for a bad events page, even through a fragment, before any account is read', async () => {
+    const [admin, target] = [await withRole('ADMIN'), await withRole('USER')];
+    const before = await footprint(target.userId);
+    const query = `query($q: String) { adminUsers(query: $q) { edges { node { ...Seen } } } }
+      fragment Seen on AdminUser { id sessions { id } ... on AdminUser { securityEvents(first: 0) { edges { cursor } } } }`;
+    const res = await t.http.post('/graphql', { query, variables: { q: target.userId } }, { token: admin.accessToken });
+    expect(failure(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual({ first: LIMIT });
+    expect(await footprint(target.userId)).toEqual(before);
+  });
+
+  it('writes no entry and no event at all for a request refused for its securityEvents page', async () => {
     const [admin, target] = [await withRole('ADMIN'), await withRole('USER')];
     const before = await footprint(target.userId);
     await refusedPages(admin, target);

@@ -1,4 +1,5 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Kind, getArgumentValues, isObjectType, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { pageArgs, toConnection } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
@@ -15,6 +16,33 @@ import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType } from
 
 const AuditLogArgsSchema = pageArgs(auditCursor.field);
 
+/**
+ * Refuses, before anything is read or recorded, a request whose `AdminUser.securityEvents` pages
+ * (anywhere under the root field, through fragments and aliases) are out of range: a reading is an
+ * audit entry and an event the user sees, and a request answered by a refusal has read nothing.
+ */
+function checkNestedEventPages(info: GraphQLResolveInfo): void {
+  const adminUser = info.schema.getType('AdminUser');
+  if (!isObjectType(adminUser)) return;
+  const field = adminUser.getFields().securityEvents!;
+  const visit = (set: SelectionSetNode | undefined, seen: Set<string>): void => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value === 'securityEvents') {
+          parseInput(SecurityEventsArgsSchema, getArgumentValues(field, selection, info.variableValues));
+        }
+        visit(selection.selectionSet, seen);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        visit(selection.selectionSet, seen);
+      } else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value);
+        visit(info.fragments[selection.name.value]?.selectionSet, seen);
+      }
+    }
+  };
+  for (const node of info.fieldNodes as FieldNode[]) visit(node.selectionSet, new Set());
+}
+
 /** The operators' fields; each checks the caller's role (AdminService.authorize), as the REST routes do. */
 @Resolver(() => AdminUserType)
 export class AdminResolver {
@@ -28,15 +56,21 @@ export class AdminResolver {
     @Arg('first', () => Int, { nullable: true }) first: number | null,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<AdminUserConnectionType> {
     const principal = await ctx.principal();
     ctx.services.admin.authorize(principal, Role.SUPPORT);
-    return toConnection(await ctx.services.admin.search(principal, parseInput(UserSearchArgsSchema, { query, status, role, first, after })));
+    const input = parseInput(UserSearchArgsSchema, { query, status, role, first, after });
+    checkNestedEventPages(info);
+    return toConnection(await ctx.services.admin.search(principal, input));
   }
 
   @Query(() => AdminUserType, { description: 'One account (SUPPORT or ADMIN); recorded in the audit log as USER_VIEWED' })
-  async adminUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
-    return ctx.services.admin.user(await ctx.principal(), id, ctx.client);
+  async adminUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<AdminUserView> {
+    const principal = await ctx.principal();
+    ctx.services.admin.authorize(principal, Role.SUPPORT);
+    checkNestedEventPages(info);
+    return ctx.services.admin.user(principal, id, ctx.client);
   }
 
   @FieldResolver(() => [SessionType], { description: 'Live sessions, newest first; recorded in the audit log as USER_VIEWED' })
