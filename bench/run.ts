@@ -1,10 +1,11 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,sms-pumping,password runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,sms-pumping,admin-search,password runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
 import { cpus } from 'node:os';
+import { adminSearchBench } from './admin-search.bench.js';
 import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
 import { log } from './load.js';
@@ -61,6 +62,7 @@ try {
   await section('graphql', () => graphqlBench(http));
   await section('send-code', () => sendCodeBench(service));
   await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
+  await section('admin-search', () => adminSearchBench(adminUrl, 4715));
   await section('password', () => passwordBench(service));
 } finally {
   await service.stop();

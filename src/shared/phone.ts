@@ -57,13 +57,14 @@ export function phonePrefixes(text: string, defaultRegion: string): string[] {
     if (isSupportedCountry(defaultRegion as CountryCode, metadata)) {
       const plan = new Metadata(metadata);
       plan.selectNumberingPlan(defaultRegion as CountryCode);
-      // The trunk prefix ('0' in GB, '1' in US, none in CN): in the metadata, not in its typings.
+      // The trunk prefix ('0' in GB and CN, '1' in US): in the metadata, not in its typings.
       const trunk = (plan.numberingPlan as unknown as { nationalPrefix(): string | undefined } | undefined)?.nationalPrefix();
       const national = trunk && compact.startsWith(trunk) ? compact.slice(trunk.length) : compact;
       if (national) prefixes.add(`+${getCountryCallingCode(defaultRegion as CountryCode, metadata)}${national}`);
     }
   }
-  // No E.164 number starts with 0; a prefix that another one covers adds nothing to the search.
-  const possible = [...prefixes].filter((p) => !p.startsWith('+0'));
+  // No E.164 number starts with 0, and a bare '+' (from '00' alone) would match every number; a
+  // prefix that another one covers adds nothing to the search.
+  const possible = [...prefixes].filter((p) => /^\+[1-9]/.test(p));
   return possible.filter((p) => !possible.some((other) => other !== p && p.startsWith(other)));
 }

@@ -22,11 +22,24 @@ export function encodeSearchCursor({ createdAt, id }: SearchPosition): string {
 
 const searchCursor = cursorField((decoded): SearchPosition | undefined => {
   const [, createdAt, id] = SEARCH_CURSOR.exec(decoded) ?? [];
-  return createdAt && id && isUuid(id) && !Number.isNaN(Date.parse(createdAt)) ? { createdAt, id } : undefined;
+  return createdAt && id && isUuid(id) && isCalendarInstant(createdAt) ? { createdAt, id } : undefined;
 });
 
+/**
+ * Whether the cursor's time is one the calendar has: Date.parse takes February 30th (as March 2nd)
+ * and year 0, which PostgreSQL refuses, as a 500 once the query runs. Read back, the time must be itself.
+ */
+function isCalendarInstant(text: string): boolean {
+  const ms = Date.parse(text);
+  return !Number.isNaN(ms) && !text.startsWith('0000') && new Date(ms).toISOString().slice(0, 19) === text.slice(0, 19);
+}
+
 const searchFields = {
-  query: z.string({ error: 'must be a string' }).max(100, 'must be at most 100 characters'),
+  // PostgreSQL text cannot hold NUL: refused here, or the nickname comparison would fail as a 500.
+  query: z
+    .string({ error: 'must be a string' })
+    .max(100, 'must be at most 100 characters')
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'),
   status: z.enum(AccountStatus, { error: `must be one of ${Object.values(AccountStatus).join(', ')}` }),
   role: roleField,
 };
