@@ -2,6 +2,7 @@ import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
+import { NicknameGrams } from '../modules/account/nickname-grams.routine.js';
 import { User } from '../modules/account/user.entity.js';
 import { VerificationCode } from '../modules/auth/verification-code.entity.js';
 import { RefreshToken } from '../modules/session/refresh-token.entity.js';
@@ -21,6 +22,8 @@ import { Migration20261124120000 } from './migrations/Migration20261124120000.js
 import { Migration20261125000000 } from './migrations/Migration20261125000000.js';
 import { Migration20261125010000 } from './migrations/Migration20261125010000.js';
 import { Migration20261125020000 } from './migrations/Migration20261125020000.js';
+import { Migration20261125030000 } from './migrations/Migration20261125030000.js';
+import { Migration20261125040000 } from './migrations/Migration20261125040000.js';
 
 export interface OrmOptions {
   url: string;
@@ -46,6 +49,8 @@ const migrations = [
   { name: 'Migration20261125000000', class: Migration20261125000000 },
   { name: 'Migration20261125010000', class: Migration20261125010000 },
   { name: 'Migration20261125020000', class: Migration20261125020000 },
+  { name: 'Migration20261125030000', class: Migration20261125030000 },
+  { name: 'Migration20261125040000', class: Migration20261125040000 },
 ];
 
 /**
@@ -58,6 +63,7 @@ function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Opti
   return defineConfig({
     clientUrl: url,
     entities,
+    routines: [NicknameGrams],
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, silent: true, snapshot: false },

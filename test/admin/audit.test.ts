@@ -518,6 +518,16 @@ describe('the audit_log table', () => {
   // Statements joined by semicolons are one query (PostgreSQL's simple protocol) on one connection, one
   // implicit transaction unless they begin and commit their own: how these tests hold a session.
 
+  it('refuses TRUNCATE, in SQL too and in a retention sweep', async () => {
+    const [older, newer] = await twoEntries();
+    const count = await t.sql('select count(*)::int as n from audit_log');
+    for (const statement of ['truncate audit_log', `${SWEEP}; truncate audit_log`]) {
+      await expect(t.sql(statement)).rejects.toThrow('audit_log is append-only: it cannot be truncated');
+    }
+    expect(await t.sql('select count(*)::int as n from audit_log')).toEqual(count);
+    expect((await row(older)).length + (await row(newer)).length).toBe(2);
+  });
+
   it('refuses any UPDATE of an entry, in SQL too and in a retention sweep', async () => {
     const [id] = await twoEntries();
     const before = await row(id);

@@ -309,6 +309,16 @@ describe('the security event log', () => {
     expect(await t.sql('select type from security_events where id = $1', [event!.id])).toEqual([{ type: 'SIGN_IN' }]);
   });
 
+  it('cannot be truncated, even in SQL and in a retention sweep', async () => {
+    await registerUser(t);
+    const [before] = await t.sql<{ n: number }>('select count(*)::int as n from security_events');
+    expect(before!.n).toBeGreaterThan(0);
+    for (const statement of ['truncate security_events', `select set_config('meeting_accounts.retention_sweep', 'on', true); truncate security_events`]) {
+      await expect(t.sql(statement)).rejects.toThrow('security_events is append-only: it cannot be truncated');
+    }
+    expect(await t.sql('select count(*)::int as n from security_events')).toEqual([before]);
+  });
+
   it('sweeps events older than SECURITY_EVENT_RETENTION_DAYS (default 90) and keeps the others', async () => {
     await expectRetention(t, 90);
   });

@@ -107,7 +107,12 @@ export class AccountRepository {
     if (!text) branches.push(branch(undefined));
     if (search.id) branches.push(branch(`${u.id} = ${param(search.id)}::uuid`));
     for (const prefix of search.phonePrefixes) branches.push(branch(`${u.phone} like ${param(`${likeEscape(prefix)}%`)}`));
-    if (search.nickname !== undefined) branches.push(branch(`${u.nickname} ilike ${param(`%${likeEscape(search.nickname)}%`)}`));
+    if (search.nickname !== undefined) {
+      const contains = `${u.nickname} ilike ${param(`%${likeEscape(search.nickname)}%`)}`;
+      // Under three characters trigrams find nothing: the nickname's own pieces of that length do.
+      const short = [...search.nickname].length < 3 ? `nickname_grams(${u.nickname}) @> array[lower(${param(search.nickname)})] and ` : '';
+      branches.push(branch(short + contains));
+    }
     if (branches.length === 0) return [];
     const at = `to_char(${u.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
     const rows = await this.db.rows<Record<string, unknown> & { position_at: string }>(

@@ -7,11 +7,13 @@ import { Role } from './role.js';
 // The operators' search (AccountRepository.search), newest first: the listing and the status and role
 // filters read (created_at, id) backwards, the rare blocked accounts and operators from their own
 // partial indexes; a phone's leading digits are a prefix range of the pattern index (whatever the
-// database's collation); a nickname substring is looked up by trigrams (pg_trgm).
+// database's collation); a nickname substring is looked up by trigrams (pg_trgm), one of one or two
+// characters by the nickname's own pieces of that length (nickname_grams, Migration20261125040000).
 @Index({ name: 'users_created_at_id_idx', properties: ['createdAt', 'id'] })
 @Index({ name: 'users_blocked_created_at_idx', expression: 'create index "users_blocked_created_at_idx" on "users" ("created_at", "id") where "blocked_at" is not null' })
 @Index({ name: 'users_operators_created_at_idx', expression: `create index "users_operators_created_at_idx" on "users" ("created_at", "id") where "role" <> 'USER'` })
 @Index({ name: 'users_phone_pattern_idx', expression: 'create index "users_phone_pattern_idx" on "users" ("phone" text_pattern_ops)' })
+@Index({ name: 'users_nickname_grams_idx', expression: 'create index "users_nickname_grams_idx" on "users" using gin ("nickname_grams"("nickname"))' })
 @Index({ name: 'users_nickname_trgm_idx', expression: 'create index "users_nickname_trgm_idx" on "users" using gin ("nickname" gin_trgm_ops)' })
 export class User {
   [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount' | 'role' | 'blockedAt' | 'blockedReason';

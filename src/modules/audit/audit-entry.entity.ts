@@ -6,7 +6,9 @@ import type { AuditAction } from './audit-action.js';
 /**
  * Table `audit_log`: what operators did, to whom, when. Appended to in the transaction of the action
  * it records and swept after its retention period; nothing else changes it, and the database holds
- * the table to that: a trigger refuses every UPDATE, another every DELETE but the retention sweep's.
+ * the table to that: a trigger refuses every UPDATE, another every DELETE but the retention sweep's,
+ * and a statement trigger TRUNCATE (in Migration20261125030000 only: MikroORM cannot read TRUNCATE
+ * triggers back).
  *
  * No foreign keys: an entry outlives the accounts it names (the deletion of a user is an entry
  * about that user; an operator's account may go, their actions stay).

@@ -12,7 +12,8 @@ import type { SecurityEventType, SignInMethod } from './security-event-type.js';
  *
  * The database holds the table to that too: a trigger refuses every UPDATE but the foreign key's
  * nulling of the user (every other column unchanged), and another every DELETE but the retention
- * sweep's, whoever runs it.
+ * sweep's, whoever runs it; a statement trigger refuses TRUNCATE (in Migration20261125030000 only:
+ * MikroORM cannot read TRUNCATE triggers back).
  */
 @Entity({
   tableName: 'security_events',
