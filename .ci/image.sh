@@ -434,6 +434,20 @@ const loginBody = await login.json().catch(() => ({}));
 if (login.status !== 401 || loginBody.code !== 'INVALID_CREDENTIALS') fail(`password sign-in for an unknown phone: HTTP ${login.status} ${JSON.stringify(loginBody)}, expected 401 INVALID_CREDENTIALS`);
 say('POST /api/v1/auth/login-password, unknown phone: 401 INVALID_CREDENTIALS (the bcrypt worker answered)');
 
+// The operators' tool ships in the image (API.md 8.1: `node dist/src/admin.js` in the container): it
+// runs from the final stage with the production dependencies alone, beside the running service.
+step('the operators\' tool in the image: node dist/src/admin.js list, then grant for an unknown phone');
+const tool = (args) => {
+  const command = [...asUser, 'node', 'dist/src/admin.js', ...args];
+  return spawnSync(command[0], command.slice(1), { cwd: app, env, timeout: 30_000, encoding: 'utf8' });
+};
+const list = tool(['list']);
+if (list.status !== 0 || !/^No operators/.test(list.stdout)) fail(`admin.js list: exit ${list.status ?? list.signal}\n${list.stdout}${list.stderr}`);
+say(list.stdout.trim());
+const grant = tool(['grant', '+8613800138000', 'ADMIN']);
+if (grant.status !== 1 || !/no account has the phone number/.test(grant.stderr)) fail(`admin.js grant for an unknown phone: exit ${grant.status ?? grant.signal}\n${grant.stdout}${grant.stderr}`);
+say(`grant for a phone without an account: exit 1, "${grant.stderr.trim()}"`);
+
 const healthcheck = () => {
   const hc = [...asUser, ...image.healthcheck.argv];
   return spawnSync(hc[0], hc.slice(1), { cwd: app, env, timeout: image.healthcheck.timeoutMs, encoding: 'utf8' });
