@@ -111,8 +111,10 @@ describe('README walkthrough', () => {
     const found = JSON.parse(lines[1]!);
     expect(found).toMatchObject({ phone: '+8613900139000', status: 'ACTIVE' });
     expect(JSON.parse(lines[2]!)).toEqual({ status: 'BLOCKED', blockedReason: 'meeting spam', activeSessions: 0 });
+    // The newest five of the worker's database, which earlier test files wrote to as well: ours first.
     const audit = lines.slice(3).map((line) => JSON.parse(line));
-    expect(audit.map((entry) => entry.action)).toEqual(['USER_BLOCKED', 'ROLE_CHANGED']);
+    expect(audit.length).toBeGreaterThanOrEqual(2);
+    expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(['USER_BLOCKED', 'ROLE_CHANGED']);
     expect(audit[0]).toMatchObject({ targetUserId: found.id, detail: { reason: 'meeting spam', sessionsEnded: 1, wasBlocked: false } });
     expect(audit[0].actorId).toEqual(expect.any(String));
     expect(audit[1]).toMatchObject({ actorId: null, detail: { from: 'USER', to: 'ADMIN', via: 'command line' } });
