@@ -7,27 +7,19 @@
 // transaction), and the janitor sweeps it after AUDIT_LOG_RETENTION_DAYS.
 // The sessions, security events and deletion of one account are tested in user-data.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sweepExpired } from '../../src/db/janitor.js';
-import { dataOf, errorOf } from '../graphql/support.js';
+import { dataOf } from '../graphql/support.js';
 import { GOOD_PASSWORD, registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
-import { newPhone, TEST_JWT_SECRET, useTestServer, type TestServer } from '../helpers/server.js';
-import { serviceOutputLog } from '../helpers/suite-log.js';
-import { EMBEDDED_DATABASE_ENV, NODE, ROOT } from '../operability/support.js';
-import { expectProblem } from '../rest/support.js';
+import { newPhone, useTestServer, type TestServer } from '../helpers/server.js';
+import { refusal, runAdminTool, type Transport, TRANSPORTS, UNKNOWN_ID, withRole } from './support.js';
 
-type Transport = 'REST' | 'GraphQL';
-type Role = 'USER' | 'SUPPORT' | 'ADMIN';
 type Op = 'view' | 'sessions' | 'events' | 'revoke' | 'block' | 'unblock' | 'role' | 'delete';
-const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
 const OPS: Op[] = ['view', 'sessions', 'events', 'revoke', 'block', 'unblock', 'role', 'delete'];
-const STATUS: Record<string, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404 };
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NOT_OURS = 'is not a cursor this service gave';
 const LIMIT = 'must be a whole number from 1 to 100';
@@ -99,20 +91,7 @@ function succeeded(res: HttpResult, transport: Transport): string {
   return requestId!;
 }
 
-/** Asserts the refusal (with its status on REST); returns the `fields` of a validation failure. */
-function failure(res: HttpResult, transport: Transport, code: string): Record<string, string> | undefined {
-  if (transport === 'REST') return expectProblem(res, STATUS[code]!, code).fields;
-  return errorOf(res, code).extensions?.fields as Record<string, string> | undefined;
-}
-
 const masked = (phone: string) => `+${'*'.repeat(phone.length - 5)}${phone.slice(-4)}`;
-const grant = (userId: string, role: Role) => t.sql('update users set role = $2 where id = $1', [userId, role]);
-
-async function withRole(role: Role): Promise<Session> {
-  const user = await registerUser(t);
-  if (role !== 'USER') await grant(user.userId, role);
-  return user;
-}
 
 /** Another session of the account, by password. */
 async function signInAgain(user: Session): Promise<string> {
@@ -170,7 +149,7 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
   const graphql = transport === 'GraphQL';
 
   it("records each action with actor, target, detail and the operator's client; the user sees each change without the client", async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const target = await registerUser(t, newPhone(), GOOD_PASSWORD, 'Target Person');
     await signInAgain(target);
     const mark = await lastAuditId();
@@ -248,7 +227,7 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
   });
 
   it('writes no entry and no event, and changes nothing, for a refused call', async () => {
-    const [admin, support, user, target] = [await withRole('ADMIN'), await withRole('SUPPORT'), await withRole('USER'), await withRole('USER')];
+    const [admin, support, user, target] = [await withRole(t, 'ADMIN'), await withRole(t, 'SUPPORT'), await withRole(t, 'USER'), await withRole(t, 'USER')];
     type Refusal = [caller: Session | undefined, op: Op, id: string, code: string, arg?: string];
     const argOf = (op: Op) => (op === 'role' ? 'ADMIN' : 'spam');
     const refusals: Refusal[] = [
@@ -268,23 +247,23 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
     for (const [caller, op, id, code, arg] of refusals) {
       const res = await act(transport, op, caller?.accessToken, id, arg);
       expect({ op, id, code: transport === 'REST' ? res.body?.code : res.body?.errors?.[0]?.extensions?.code }).toEqual({ op, id, code });
-      failure(res, transport, code);
+      refusal(res, transport, code);
     }
     expect({ target: await footprint(target.userId), admin: await footprint(admin.userId) }).toEqual(before);
     for (const session of [admin, target]) expect((await t.http.get('/api/v1/users/me', { token: session.accessToken })).status).toBe(200);
   });
 
   it('writes nothing for a reading of a deleted account, which answers NOT_FOUND', async () => {
-    const admin = await withRole('ADMIN');
-    const target = await withRole('USER');
+    const admin = await withRole(t, 'ADMIN');
+    const target = await withRole(t, 'USER');
     succeeded(await act(transport, 'delete', admin.accessToken, target.userId), transport);
     const before = await footprint(target.userId);
-    for (const op of OPS) failure(await act(transport, op, admin.accessToken, target.userId, op === 'role' ? 'SUPPORT' : 'spam'), transport, 'NOT_FOUND');
+    for (const op of OPS) refusal(await act(transport, op, admin.accessToken, target.userId, op === 'role' ? 'SUPPORT' : 'spam'), transport, 'NOT_FOUND');
     expect(await footprint(target.userId)).toEqual(before);
   });
 
   it('is read by ADMINs only: SUPPORT and USER are FORBIDDEN (before their parameters are looked at), no token UNAUTHENTICATED', async () => {
-    const [admin, support, user] = [await withRole('ADMIN'), await withRole('SUPPORT'), await withRole('USER')];
+    const [admin, support, user] = [await withRole(t, 'ADMIN'), await withRole(t, 'SUPPORT'), await withRole(t, 'USER')];
     succeeded(await act(transport, 'view', admin.accessToken, user.userId), transport);
     const read = (token: string | undefined, bad = false) =>
       transport === 'REST'
@@ -292,10 +271,10 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
         : t.http.post('/graphql', { query: AUDIT_GQL, variables: bad ? { first: 0, after: 'nonsense' } : {} }, { token });
     const before = await footprint(user.userId);
     for (const bad of [false, true]) {
-      failure(await read(support.accessToken, bad), transport, 'FORBIDDEN');
-      failure(await read(user.accessToken, bad), transport, 'FORBIDDEN');
-      failure(await read(undefined, bad), transport, 'UNAUTHENTICATED');
-      failure(await read('not-a-jwt', bad), transport, 'UNAUTHENTICATED');
+      refusal(await read(support.accessToken, bad), transport, 'FORBIDDEN');
+      refusal(await read(user.accessToken, bad), transport, 'FORBIDDEN');
+      refusal(await read(undefined, bad), transport, 'UNAUTHENTICATED');
+      refusal(await read('not-a-jwt', bad), transport, 'UNAUTHENTICATED');
     }
     expect(await footprint(user.userId)).toEqual(before);
     const page = await auditPage(transport, admin.accessToken);
@@ -305,7 +284,7 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
   });
 
   it('refuses a cursor it did not give and a limit out of 1-100 with VALIDATION_FAILED naming the parameter', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     succeeded(await act(transport, 'view', admin.accessToken, admin.userId), transport);
     const [event] = await t.sql<{ id: string }>('select max(id)::text as id from security_events');
     const [entry] = await t.sql<{ id: string }>('select max(id)::text as id from audit_log');
@@ -318,13 +297,13 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
       const res = graphql
         ? await t.http.post('/graphql', { query: AUDIT_GQL, variables: { after: cursor } }, { token: admin.accessToken })
         : await t.http.get(`/api/v1/admin/audit-log?cursor=${encodeURIComponent(cursor)}`, { token: admin.accessToken });
-      expect({ cursor, fields: failure(res, transport, 'VALIDATION_FAILED') }).toEqual({ cursor, fields: { [graphql ? 'after' : 'cursor']: NOT_OURS } });
+      expect({ cursor, fields: refusal(res, transport, 'VALIDATION_FAILED') }).toEqual({ cursor, fields: { [graphql ? 'after' : 'cursor']: NOT_OURS } });
     }
     for (const limit of limits) {
       const res = graphql
         ? await t.http.post('/graphql', { query: AUDIT_GQL, variables: { first: limit } }, { token: admin.accessToken })
         : await t.http.get(`/api/v1/admin/audit-log?limit=${limit}`, { token: admin.accessToken });
-      expect({ limit, fields: failure(res, transport, 'VALIDATION_FAILED') }).toEqual({ limit, fields: { [graphql ? 'first' : 'limit']: LIMIT } });
+      expect({ limit, fields: refusal(res, transport, 'VALIDATION_FAILED') }).toEqual({ limit, fields: { [graphql ? 'first' : 'limit']: LIMIT } });
     }
     expect(await footprint(admin.userId)).toEqual(before);
   });
@@ -335,8 +314,8 @@ describe('paging the audit log', () => {
     // An empty log to start from: the one delete the database lets through, a retention sweep's.
     await t.sql(`begin; ${SWEEP}; delete from audit_log; commit`);
     expect(await lastAuditId()).toBe(0n);
-    const admin = await withRole('ADMIN');
-    const target = await withRole('USER');
+    const admin = await withRole(t, 'ADMIN');
+    const target = await withRole(t, 'USER');
     const requestIds: string[] = [];
     for (let i = 0; i < 23; i++) requestIds.push(succeeded(await act('REST', 'view', admin.accessToken, target.userId), 'REST'));
     const newestFirst = [...requestIds].reverse();
@@ -382,8 +361,8 @@ describe('paging the audit log', () => {
 
 describe('reading one account over GraphQL', () => {
   it('records one USER_VIEWED for adminUser and one per sessions and securityEvents field, each with its user event', async () => {
-    const admin = await withRole('ADMIN');
-    const target = await withRole('USER');
+    const admin = await withRole(t, 'ADMIN');
+    const target = await withRole(t, 'USER');
     const mark = await lastAuditId();
     const query = 'query($id: ID!) { adminUser(id: $id) { id sessions { id } securityEvents(first: 3) { edges { node { type } } } } }';
     const res = await t.http.post('/graphql', { query, variables: { id: target.userId } }, { token: admin.accessToken, headers: AS_OPERATOR });
@@ -409,7 +388,7 @@ describe('reading one account over GraphQL', () => {
     const requestIds: string[] = [];
     for (const variables of REFUSED_PAGES) {
       const res = await t.http.post('/graphql', { query: GQL.events, variables: { id: target.userId, ...variables } }, { token: admin.accessToken });
-      expect(failure(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual('after' in variables ? { after: NOT_OURS } : { first: LIMIT });
+      expect(refusal(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual('after' in variables ? { after: NOT_OURS } : { first: LIMIT });
       expect(res.body.data).toBeNull();
       requestIds.push(res.headers.get('x-request-id')!);
     }
@@ -417,7 +396,7 @@ describe('reading one account over GraphQL', () => {
   }
 
   it('refuses a page of securityEvents out of range with VALIDATION_FAILED on first or after, and records no reading of the events', async () => {
-    const [admin, target] = [await withRole('ADMIN'), await withRole('USER')];
+    const [admin, target] = [await withRole(t, 'ADMIN'), await withRole(t, 'USER')];
     const mark = await lastAuditId();
     await refusedPages(admin, target);
     expect((await auditSince('REST', admin.accessToken, mark)).map((e) => e.detail.read)).not.toContain('securityEvents');
@@ -426,17 +405,17 @@ describe('reading one account over GraphQL', () => {
   // adminUser checks the pages its securityEvents fields ask for before it records its own reading:
   // the whole answer is then the refusal (data null), and nothing may say the details were read.
   it('refuses a search whose results ask for a bad events page, even through a fragment, before any account is read', async () => {
-    const [admin, target] = [await withRole('ADMIN'), await withRole('USER')];
+    const [admin, target] = [await withRole(t, 'ADMIN'), await withRole(t, 'USER')];
     const before = await footprint(target.userId);
     const query = `query($q: String) { adminUsers(query: $q) { edges { node { ...Seen } } } }
       fragment Seen on AdminUser { id sessions { id } ... on AdminUser { securityEvents(first: 0) { edges { cursor } } } }`;
     const res = await t.http.post('/graphql', { query, variables: { q: target.userId } }, { token: admin.accessToken });
-    expect(failure(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual({ first: LIMIT });
+    expect(refusal(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual({ first: LIMIT });
     expect(await footprint(target.userId)).toEqual(before);
   });
 
   it('writes no entry and no event at all for a request refused for its securityEvents page', async () => {
-    const [admin, target] = [await withRole('ADMIN'), await withRole('USER')];
+    const [admin, target] = [await withRole(t, 'ADMIN'), await withRole(t, 'USER')];
     const before = await footprint(target.userId);
     await refusedPages(admin, target);
     expect(await footprint(target.userId)).toEqual(before);
@@ -453,36 +432,11 @@ describe('the command-line tool', () => {
   });
 
   /** `npm run admin -- <args>` as an operator runs it: a process of its own, on this test's database. */
-  function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(NODE, [join(ROOT, 'dist/src/admin.js'), ...args], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        NODE_ENV: 'test',
-        DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-        DATA_DIR: dataDir,
-        JWT_SECRET: TEST_JWT_SECRET,
-        ...EMBEDDED_DATABASE_ENV,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const log = serviceOutputLog(false);
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      log(chunk.toString('utf8'));
-    });
-    return new Promise((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runAdminTool(args, dataDir);
 
   it('records its grant and revoke as ROLE_CHANGED with no actor, via the command line, without a client; a refused command nothing', async () => {
     const user = await registerUser(t);
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const mark = await lastAuditId();
     expect(await cli(['grant', user.phone.slice(3), 'SUPPORT'])).toMatchObject({ code: 0, stderr: '' });
     expect(await cli(['revoke', user.phone])).toMatchObject({ code: 0, stderr: '' });
@@ -506,8 +460,8 @@ describe('the command-line tool', () => {
 describe('the audit_log table', () => {
   /** Two fresh entries (ADMIN readings of an account), oldest first. */
   async function twoEntries(): Promise<[string, string]> {
-    const admin = await withRole('ADMIN');
-    const target = await withRole('USER');
+    const admin = await withRole(t, 'ADMIN');
+    const target = await withRole(t, 'USER');
     const mark = await lastAuditId();
     for (let i = 0; i < 2; i++) succeeded(await act('REST', 'view', admin.accessToken, target.userId), 'REST');
     const rows = await t.sql<{ id: string }>('select id::text as id from audit_log where id > $1 order by id', [String(mark)]);

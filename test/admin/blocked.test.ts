@@ -6,23 +6,12 @@
 // The block is set on the row here; the operators' route that sets it (and ends the sessions in the
 // same transaction) has tests of its own. Both transports.
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { errorOf } from '../graphql/support.js';
 import { clearRateLimits, GOOD_PASSWORD, registerUser, requestCode, type Session } from '../helpers/factories.js';
-import type { HttpResult } from '../helpers/http.js';
 import { type TestServer, useTestServer } from '../helpers/server.js';
-import { expectProblem } from '../rest/support.js';
-
-type Transport = 'REST' | 'GraphQL';
-const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
-const STATUS: Record<string, number> = { ACCOUNT_BLOCKED: 403, INVALID_CREDENTIALS: 401, INVALID_CODE: 400, UNAUTHENTICATED: 401 };
+import { refusal, type Transport, TRANSPORTS } from './support.js';
 
 const t = useTestServer();
 beforeEach(() => t.reset());
-
-function failure(res: HttpResult, transport: Transport, code: string): void {
-  if (transport === 'REST') expectProblem(res, STATUS[code]!, code);
-  else errorOf(res, code);
-}
 
 const gql = (query: string, variables: Record<string, unknown>, token?: string) =>
   t.http.post('/graphql', { query, variables }, { token });
@@ -74,7 +63,7 @@ describe.each(TRANSPORTS)('a blocked account over %s', (transport) => {
   it('loses its access tokens at the next request, even with its sessions still on record', async () => {
     expect((await api.me(transport, user.accessToken)).status).toBe(200);
     await block(user.userId);
-    failure(await api.me(transport, user.accessToken), transport, 'UNAUTHENTICATED');
+    refusal(await api.me(transport, user.accessToken), transport, 'UNAUTHENTICATED');
     await unblock(user.userId);
     expect((await api.me(transport, user.accessToken)).status).toBe(200);
   });
@@ -85,7 +74,7 @@ describe.each(TRANSPORTS)('a blocked account over %s', (transport) => {
     const codeSentEvents = async () => (await t.sql<{ n: number }>(`select count(*)::int as n from security_events where type = 'CODE_SENT'`))[0]!.n;
     const eventsBefore = await codeSentEvents();
     for (const purpose of ['login', 'register', 'reset-password', 'delete-account']) {
-      failure(await api.sendCode(transport, user.phone, purpose), transport, 'ACCOUNT_BLOCKED');
+      refusal(await api.sendCode(transport, user.phone, purpose), transport, 'ACCOUNT_BLOCKED');
     }
     expect((await t.outbox()).length).toBe(sentBefore);
     expect(await codeSentEvents()).toBe(eventsBefore);
@@ -96,16 +85,16 @@ describe.each(TRANSPORTS)('a blocked account over %s', (transport) => {
     const code = await requestCode(t, user.phone);
     await block(user.userId);
     const before = await loginCount(user.userId);
-    failure(await api.login(transport, user.phone, code === '000000' ? '111111' : '000000'), transport, 'INVALID_CODE');
-    failure(await api.login(transport, user.phone, code), transport, 'ACCOUNT_BLOCKED');
+    refusal(await api.login(transport, user.phone, code === '000000' ? '111111' : '000000'), transport, 'INVALID_CODE');
+    refusal(await api.login(transport, user.phone, code), transport, 'ACCOUNT_BLOCKED');
     expect(await loginCount(user.userId)).toBe(before);
     expect(await liveSessions(user.userId)).toBe(1); // the registration's; no new one
   });
 
   it('answers the right password with ACCOUNT_BLOCKED and a wrong one with INVALID_CREDENTIALS', async () => {
     await block(user.userId);
-    failure(await api.loginWithPassword(transport, user.phone, `${GOOD_PASSWORD}-not`), transport, 'INVALID_CREDENTIALS');
-    failure(await api.loginWithPassword(transport, user.phone, GOOD_PASSWORD), transport, 'ACCOUNT_BLOCKED');
+    refusal(await api.loginWithPassword(transport, user.phone, `${GOOD_PASSWORD}-not`), transport, 'INVALID_CREDENTIALS');
+    refusal(await api.loginWithPassword(transport, user.phone, GOOD_PASSWORD), transport, 'ACCOUNT_BLOCKED');
     expect(await liveSessions(user.userId)).toBe(1);
     await unblock(user.userId);
     expect((await api.loginWithPassword(transport, user.phone, GOOD_PASSWORD)).status).toBe(200);
@@ -113,16 +102,16 @@ describe.each(TRANSPORTS)('a blocked account over %s', (transport) => {
 
   it('answers a refresh with ACCOUNT_BLOCKED, with its session on record and once it has ended', async () => {
     await block(user.userId);
-    failure(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
+    refusal(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
     await t.sql('update sessions set revoked_at = now() where user_id = $1', [user.userId]);
-    failure(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
+    refusal(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
     // A token nobody issued is still just invalid.
-    failure(await api.refresh(transport, 'x'.repeat(43)), transport, 'UNAUTHENTICATED');
+    refusal(await api.refresh(transport, 'x'.repeat(43)), transport, 'UNAUTHENTICATED');
   });
 
   it('refuses the refresh of a blocked account before it rotates: the token is left unused, and works once unblocked', async () => {
     await block(user.userId);
-    failure(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
+    refusal(await api.refresh(transport, user.refreshToken), transport, 'ACCOUNT_BLOCKED');
     expect(await t.sql('select 1 from refresh_tokens r join sessions s on s.id = r.session_id where s.user_id = $1 and r.used_at is not null', [user.userId])).toEqual([]);
     await unblock(user.userId);
     const res = await api.refresh(transport, user.refreshToken);

@@ -3,17 +3,14 @@
 // request with the access token it already holds, and is recorded as ROLE_CHANGED in the account's
 // security events; each refusal exits non-zero, says why, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerUser, signInWithCode, type Session } from '../helpers/factories.js';
-import { newPhone, TEST_JWT_SECRET, useTestServer } from '../helpers/server.js';
-import { serviceOutputLog } from '../helpers/suite-log.js';
-import { EMBEDDED_DATABASE_ENV, NODE, ROOT } from '../operability/support.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
+import { type AdminToolRun, runAdminTool } from './support.js';
 
-const ADMIN = join(ROOT, 'dist/src/admin.js');
 const USAGE = 'usage: npm run admin -- <command>';
 const NOT_VALID = 'is not a valid mobile number: give it in E.164 (+8613800138000) or in the national form of CN';
 
@@ -25,43 +22,10 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the tool with `args` and exactly the environment an operator's shell would give it. */
-function admin(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(NODE, [ADMIN, ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'test',
-      DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-      DATA_DIR: dataDir,
-      JWT_SECRET: TEST_JWT_SECRET,
-      ...EMBEDDED_DATABASE_ENV,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  // Its log goes to standard error: warn and error lines join the suite's log, which fails on errors.
-  const log = serviceOutputLog(false);
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    log(chunk.toString('utf8'));
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const admin = (args: string[], env: Record<string, string> = {}) => runAdminTool(args, dataDir, env);
 
-function expectSuccess(run: Run, stdout: string): void {
+function expectSuccess(run: AdminToolRun, stdout: string): void {
   expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: `${stdout}\n`, stderr: '' });
 }
 

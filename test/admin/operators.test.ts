@@ -3,21 +3,16 @@
 // answers and that it changes nothing, and the effects of each action on the affected account: its
 // tokens, its sign-in and the security event it sees (without the operator's address or user agent).
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { dataOf, errorOf } from '../graphql/support.js';
+import { dataOf } from '../graphql/support.js';
 import { GOOD_PASSWORD, registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
-import { expectProblem } from '../rest/support.js';
+import { refusal, type Role, type Transport, TRANSPORTS, UNKNOWN_ID, withRole } from './support.js';
 
-type Transport = 'REST' | 'GraphQL';
-type Role = 'USER' | 'SUPPORT' | 'ADMIN';
 type Op = 'view' | 'revoke' | 'block' | 'unblock';
-const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
 const OPS: Op[] = ['view', 'revoke', 'block', 'unblock'];
 /** Who may do what: SUPPORT reads and ends sessions, only ADMIN blocks and unblocks. */
 const ALLOWED: Record<Op, Role[]> = { view: ['SUPPORT', 'ADMIN'], revoke: ['SUPPORT', 'ADMIN'], block: ['ADMIN'], unblock: ['ADMIN'] };
-const STATUS: Record<string, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, ACCOUNT_BLOCKED: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404 };
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 /** The operator's client, which the affected user's events must not keep. */
 const OPERATOR_AGENT = 'operator-console/1.0';
 
@@ -51,21 +46,9 @@ function succeeded(res: HttpResult, transport: Transport, op: Op): any {
   return op === 'revoke' ? true : res.body;
 }
 
-/** The refusal, with its status on REST; returns the `fields` of a validation failure. */
-function failure(res: HttpResult, transport: Transport, code: string): Record<string, string> | undefined {
-  if (transport === 'REST') return expectProblem(res, STATUS[code]!, code).fields;
-  return errorOf(res, code).extensions?.fields as Record<string, string> | undefined;
-}
-
 const me = (token: string) => t.http.get('/api/v1/users/me', { token });
 const grant = (userId: string, role: Role) => t.sql('update users set role = $2 where id = $1', [userId, role]);
 const blockRow = (userId: string) => t.sql(`update users set blocked_at = now(), blocked_reason = 'by sql' where id = $1`, [userId]);
-
-async function withRole(role: Role): Promise<Session> {
-  const user = await registerUser(t);
-  if (role !== 'USER') await grant(user.userId, role);
-  return user;
-}
 
 /** A second session of the account, by password. */
 async function signInAgain(user: Session): Promise<HttpResult> {
@@ -102,12 +85,12 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
 
   describe.each(['USER', 'SUPPORT', 'ADMIN'] as Role[])('a caller with role %s', (role) => {
     it.each(OPS)('may %s another account only if the role allows it, and changes nothing when refused', async (op) => {
-      const actor = await withRole(role);
+      const actor = await withRole(t, role);
       if (op === 'unblock') await blockRow(target.userId);
       const before = await snapshot(target.userId);
       const res = await call(transport, op, actor.accessToken, target.userId);
       if (!ALLOWED[op].includes(role)) {
-        failure(res, transport, 'FORBIDDEN');
+        refusal(res, transport, 'FORBIDDEN');
         expect(await snapshot(target.userId)).toEqual(before);
         if (op !== 'unblock') expect((await me(target.accessToken)).status).toBe(200);
         return;
@@ -135,32 +118,32 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
     const before = await snapshot(target.userId);
     for (const op of OPS) {
       for (const token of [undefined, 'not-a-jwt', `${target.accessToken}x`]) {
-        failure(await call(transport, op, token, target.userId), transport, 'UNAUTHENTICATED');
+        refusal(await call(transport, op, token, target.userId), transport, 'UNAUTHENTICATED');
       }
     }
     expect(await snapshot(target.userId)).toEqual(before);
   });
 
   it('answers VALIDATION_FAILED on the id to an id that is not a UUID, and NOT_FOUND to an unknown one', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const before = await snapshot(target.userId);
     for (const op of OPS) {
-      const fields = failure(await call(transport, op, admin.accessToken, 'not-a-uuid'), transport, 'VALIDATION_FAILED');
+      const fields = refusal(await call(transport, op, admin.accessToken, 'not-a-uuid'), transport, 'VALIDATION_FAILED');
       expect(Object.keys(fields ?? {})).toEqual(['id']);
     }
-    for (const op of OPS) failure(await call(transport, op, admin.accessToken, UNKNOWN_ID), transport, 'NOT_FOUND');
+    for (const op of OPS) refusal(await call(transport, op, admin.accessToken, UNKNOWN_ID), transport, 'NOT_FOUND');
     expect(await snapshot(target.userId)).toEqual(before);
     expect((await me(target.accessToken)).status).toBe(200);
   });
 
   it('refuses an empty, blank or over-long reason on the reason field, and takes one of 500 characters', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const before = await snapshot(target.userId);
     for (const reason of ['', '   \t ', 'x'.repeat(501)]) {
-      const fields = failure(await call(transport, 'block', admin.accessToken, target.userId, reason), transport, 'VALIDATION_FAILED');
+      const fields = refusal(await call(transport, 'block', admin.accessToken, target.userId, reason), transport, 'VALIDATION_FAILED');
       expect(Object.keys(fields ?? {})).toEqual(['reason']);
     }
-    if (transport === 'REST') failure(await call(transport, 'block', admin.accessToken, target.userId, null), transport, 'VALIDATION_FAILED');
+    if (transport === 'REST') refusal(await call(transport, 'block', admin.accessToken, target.userId, null), transport, 'VALIDATION_FAILED');
     expect(await snapshot(target.userId)).toEqual(before);
     expect((await me(target.accessToken)).status).toBe(200);
 
@@ -171,25 +154,25 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
   });
 
   it('does not let an ADMIN block themself', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const before = await snapshot(admin.userId);
-    failure(await call(transport, 'block', admin.accessToken, admin.userId), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'block', admin.accessToken, admin.userId), transport, 'FORBIDDEN');
     expect(await snapshot(admin.userId)).toEqual(before);
     expect((await me(admin.accessToken)).status).toBe(200);
   });
 
   it('stops a blocked ADMIN at their next call', async () => {
-    const [first, second] = [await withRole('ADMIN'), await withRole('ADMIN')];
+    const [first, second] = [await withRole(t, 'ADMIN'), await withRole(t, 'ADMIN')];
     succeeded(await call(transport, 'block', first.accessToken, second.userId), transport, 'block');
-    failure(await call(transport, 'view', second.accessToken, target.userId), transport, 'UNAUTHENTICATED');
-    failure(await call(transport, 'unblock', second.accessToken, second.userId), transport, 'UNAUTHENTICATED');
-    failure(await call(transport, 'block', second.accessToken, first.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'view', second.accessToken, target.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'unblock', second.accessToken, second.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'block', second.accessToken, first.userId), transport, 'UNAUTHENTICATED');
     expect((await snapshot(first.userId)).blocked_at).toBeNull();
     expect((await snapshot(second.userId)).blocked_at).not.toBeNull();
   });
 
   it('block ends every session at once, refuses refresh and sign-in, and records ACCOUNT_BLOCKED', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const second = await signInAgain(target);
     expect(second.status).toBe(200);
     expect(succeeded(await call(transport, 'view', admin.accessToken, target.userId), transport, 'view').activeSessions).toBe(2);
@@ -203,11 +186,11 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
     expect(Math.abs(Date.parse(out.blockedAt) - started)).toBeLessThan(60_000);
     expect(new Date(out.blockedAt).toISOString()).toBe(out.blockedAt);
 
-    for (const token of [target.accessToken, second.body.accessToken]) failure(await me(token), 'REST', 'UNAUTHENTICATED');
+    for (const token of [target.accessToken, second.body.accessToken]) refusal(await me(token), 'REST', 'UNAUTHENTICATED');
     for (const refreshToken of [target.refreshToken, second.body.refreshToken]) {
-      failure(await t.http.post('/api/v1/auth/refresh', { refreshToken }), 'REST', 'ACCOUNT_BLOCKED');
+      refusal(await t.http.post('/api/v1/auth/refresh', { refreshToken }), 'REST', 'ACCOUNT_BLOCKED');
     }
-    failure(await signInAgain(target), 'REST', 'ACCOUNT_BLOCKED');
+    refusal(await signInAgain(target), 'REST', 'ACCOUNT_BLOCKED');
     expect((await snapshot(target.userId)).live).toBe(0);
     await operatorEvent(target.userId, 'ACCOUNT_BLOCKED');
     expect(succeeded(await call(transport, 'view', admin.accessToken, target.userId), transport, 'view')).toMatchObject({
@@ -216,12 +199,12 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
   });
 
   it('unblock lets the account sign in again, and it sees both events in its own list', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     succeeded(await call(transport, 'block', admin.accessToken, target.userId), transport, 'block');
     const out = succeeded(await call(transport, 'unblock', admin.accessToken, target.userId), transport, 'unblock');
     expect(out).toMatchObject({ id: target.userId, status: 'ACTIVE', blockedAt: null, blockedReason: null, activeSessions: 0 });
     await operatorEvent(target.userId, 'ACCOUNT_UNBLOCKED');
-    failure(await me(target.accessToken), 'REST', 'UNAUTHENTICATED'); // the sessions the block ended stay ended
+    refusal(await me(target.accessToken), 'REST', 'UNAUTHENTICATED'); // the sessions the block ended stay ended
 
     const again = await signInAgain(target);
     expect(again.status).toBe(200);
@@ -236,13 +219,13 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
   });
 
   it('revoking sessions ends all of them, leaves the account able to sign in, and records the event', async () => {
-    const support = await withRole('SUPPORT');
+    const support = await withRole(t, 'SUPPORT');
     const second = await signInAgain(target);
     expect(succeeded(await call(transport, 'view', support.accessToken, target.userId), transport, 'view').activeSessions).toBe(2);
 
     expect(succeeded(await call(transport, 'revoke', support.accessToken, target.userId), transport, 'revoke')).toBe(true);
-    for (const token of [target.accessToken, second.body.accessToken]) failure(await me(token), 'REST', 'UNAUTHENTICATED');
-    failure(await t.http.post('/api/v1/auth/refresh', { refreshToken: target.refreshToken }), 'REST', 'UNAUTHENTICATED');
+    for (const token of [target.accessToken, second.body.accessToken]) refusal(await me(token), 'REST', 'UNAUTHENTICATED');
+    refusal(await t.http.post('/api/v1/auth/refresh', { refreshToken: target.refreshToken }), 'REST', 'UNAUTHENTICATED');
     expect(succeeded(await call(transport, 'view', support.accessToken, target.userId), transport, 'view')).toMatchObject({
       status: 'ACTIVE', activeSessions: 0,
     });
@@ -254,26 +237,26 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
   });
 
   it('sees a demotion on the very next call with the same token', async () => {
-    const operator = await withRole('ADMIN');
+    const operator = await withRole(t, 'ADMIN');
     succeeded(await call(transport, 'view', operator.accessToken, target.userId), transport, 'view');
     await grant(operator.userId, 'SUPPORT');
-    failure(await call(transport, 'block', operator.accessToken, target.userId), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'block', operator.accessToken, target.userId), transport, 'FORBIDDEN');
     succeeded(await call(transport, 'view', operator.accessToken, target.userId), transport, 'view');
     await grant(operator.userId, 'USER');
-    failure(await call(transport, 'view', operator.accessToken, target.userId), transport, 'FORBIDDEN');
-    failure(await call(transport, 'revoke', operator.accessToken, target.userId), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'view', operator.accessToken, target.userId), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'revoke', operator.accessToken, target.userId), transport, 'FORBIDDEN');
     expect(await snapshot(target.userId)).toMatchObject({ blocked_at: null, live: 1, events: [] });
   });
 
   it('tells a caller without the role FORBIDDEN before it looks at the body', async () => {
-    const support = await withRole('SUPPORT');
+    const support = await withRole(t, 'SUPPORT');
     const before = await snapshot(target.userId);
-    failure(await call(transport, 'block', support.accessToken, target.userId, transport === 'REST' ? null : ''), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'block', support.accessToken, target.userId, transport === 'REST' ? null : ''), transport, 'FORBIDDEN');
     expect(await snapshot(target.userId)).toEqual(before);
   });
 
   it('records a block or an unblock once: blocking again only changes the reason, unblocking an active account nothing', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const first = succeeded(await call(transport, 'block', admin.accessToken, target.userId, 'spam'), transport, 'block');
     const again = succeeded(await call(transport, 'block', admin.accessToken, target.userId, 'spam, again'), transport, 'block');
     expect(again).toMatchObject({ status: 'BLOCKED', blockedReason: 'spam, again', blockedAt: first.blockedAt });

@@ -8,16 +8,11 @@
 // server's region is the default, CN; the accounts searched are written by SQL (only the operators,
 // who need tokens, register), so that their phones, nicknames and creation times are exact.
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { dataOf, errorOf } from '../graphql/support.js';
+import { dataOf } from '../graphql/support.js';
 import { registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
-import { expectProblem } from '../rest/support.js';
-
-type Transport = 'REST' | 'GraphQL';
-const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
-const STATUS: Record<string, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403, VALIDATION_FAILED: 400 };
-const NOBODY = '00000000-0000-4000-8000-000000000000';
+import { refusal, type Transport, TRANSPORTS, UNKNOWN_ID } from './support.js';
 
 /** The accounts searched: name, phone, nickname, minutes ago created. */
 const ACCOUNTS: [string, string, string, number][] = [
@@ -81,8 +76,7 @@ function page(transport: Transport, res: HttpResult): { items: any[]; next: stri
 
 /** The refusal, with its status on REST; returns the names of the fields a validation failure names. */
 function failure(res: HttpResult, transport: Transport, code: string): string[] {
-  const fields = transport === 'REST' ? expectProblem(res, STATUS[code]!, code).fields : errorOf(res, code).extensions?.fields;
-  return Object.keys(fields ?? {}).sort();
+  return Object.keys(refusal(res, transport, code) ?? {}).sort();
 }
 
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
@@ -199,7 +193,7 @@ describe.each(TRANSPORTS)("the operators' search over %s", (transport) => {
   it('finds an account by id in either case, and nothing for the id of nobody', async () => {
     expect(await found({ query: id.carol })).toEqual(['carol']);
     expect(await found({ query: ` ${id.carol!.toUpperCase()} ` })).toEqual(['carol']);
-    expect(await found({ query: NOBODY })).toEqual([]);
+    expect(await found({ query: UNKNOWN_ID })).toEqual([]);
   });
 
   it('matches by phone and by nickname at once, newest first, and pages that union through cursors', async () => {

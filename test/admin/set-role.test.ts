@@ -3,14 +3,10 @@
 // address; never one's own role; SUPPORT and USER are FORBIDDEN; a role that does not exist, a
 // malformed or unknown id are refused with nothing changed. Both transports.
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { errorOf } from '../graphql/support.js';
 import { registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
-import { expectProblem } from '../rest/support.js';
-
-type Transport = 'REST' | 'GraphQL';
-const STATUS: Record<string, number> = { FORBIDDEN: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404, UNAUTHENTICATED: 401 };
+import { refusal, type Transport, TRANSPORTS, UNKNOWN_ID } from './support.js';
 
 const t = useTestServer();
 beforeEach(() => t.reset());
@@ -25,15 +21,10 @@ function setRole(transport: Transport, token: string | undefined, id: string, ro
       );
 }
 
-function failure(res: HttpResult, transport: Transport, code: string): void {
-  if (transport === 'REST') expectProblem(res, STATUS[code]!, code);
-  else errorOf(res, code);
-}
-
 const roleOf = async (id: string) => (await t.sql<{ role: string }>('select role from users where id = $1', [id]))[0]!.role;
 const grant = (id: string, role: string) => t.sql('update users set role = $2 where id = $1', [id, role]);
 
-describe.each(['REST', 'GraphQL'] as Transport[])('setting a role over %s', (transport) => {
+describe.each(TRANSPORTS)('setting a role over %s', (transport) => {
   let admin: Session;
   let user: Session;
   beforeEach(async () => {
@@ -60,27 +51,27 @@ describe.each(['REST', 'GraphQL'] as Transport[])('setting a role over %s', (tra
   });
 
   it("refuses the admin's own role, SUPPORT and USER callers, a role that does not exist, a malformed and an unknown id", async () => {
-    failure(await setRole(transport, admin.accessToken, admin.userId, 'USER'), transport, 'FORBIDDEN');
+    refusal(await setRole(transport, admin.accessToken, admin.userId, 'USER'), transport, 'FORBIDDEN');
     expect(await roleOf(admin.userId)).toBe('ADMIN');
-    failure(await setRole(transport, user.accessToken, user.userId, 'ADMIN'), transport, 'FORBIDDEN');
+    refusal(await setRole(transport, user.accessToken, user.userId, 'ADMIN'), transport, 'FORBIDDEN');
     await grant(user.userId, 'SUPPORT');
-    failure(await setRole(transport, user.accessToken, admin.userId, 'USER'), transport, 'FORBIDDEN');
-    failure(await setRole(transport, admin.accessToken, user.userId, 'OWNER'), transport, 'VALIDATION_FAILED');
-    failure(await setRole(transport, admin.accessToken, 'not-an-id', 'USER'), transport, 'VALIDATION_FAILED');
-    failure(await setRole(transport, admin.accessToken, '00000000-0000-4000-8000-000000000000', 'USER'), transport, 'NOT_FOUND');
+    refusal(await setRole(transport, user.accessToken, admin.userId, 'USER'), transport, 'FORBIDDEN');
+    refusal(await setRole(transport, admin.accessToken, user.userId, 'OWNER'), transport, 'VALIDATION_FAILED');
+    refusal(await setRole(transport, admin.accessToken, 'not-an-id', 'USER'), transport, 'VALIDATION_FAILED');
+    refusal(await setRole(transport, admin.accessToken, UNKNOWN_ID, 'USER'), transport, 'NOT_FOUND');
     expect([await roleOf(admin.userId), await roleOf(user.userId)]).toEqual(['ADMIN', 'SUPPORT']);
   });
 
   it('refuses a caller without a token and a blocked admin with UNAUTHENTICATED, changing nothing', async () => {
-    failure(await setRole(transport, undefined, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
+    refusal(await setRole(transport, undefined, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
     await t.sql('update users set blocked_at = now() where id = $1', [admin.userId]);
-    failure(await setRole(transport, admin.accessToken, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
+    refusal(await setRole(transport, admin.accessToken, user.userId, 'ADMIN'), transport, 'UNAUTHENTICATED');
     expect(await roleOf(user.userId)).toBe('USER');
   });
 
   it('stops a demoted admin on their next call', async () => {
     await grant(admin.userId, 'USER');
-    failure(await setRole(transport, admin.accessToken, user.userId, 'SUPPORT'), transport, 'FORBIDDEN');
+    refusal(await setRole(transport, admin.accessToken, user.userId, 'SUPPORT'), transport, 'FORBIDDEN');
     expect(await roleOf(user.userId)).toBe('USER');
   });
 });

@@ -8,22 +8,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataOf, errorOf } from '../graphql/support.js';
+import { dataOf } from '../graphql/support.js';
 import { GOOD_PASSWORD, registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
 import { uploadAvatar } from '../self-service/support.js';
+import { refusal, type Role, type Transport, TRANSPORTS, UNKNOWN_ID, withRole } from './support.js';
 
-type Transport = 'REST' | 'GraphQL';
-type Role = 'USER' | 'SUPPORT' | 'ADMIN';
 type Op = 'sessions' | 'events' | 'delete';
-const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
 const OPS: Op[] = ['sessions', 'events', 'delete'];
 const ALLOWED: Record<Op, Role[]> = { sessions: ['SUPPORT', 'ADMIN'], events: ['SUPPORT', 'ADMIN'], delete: ['ADMIN'] };
-const STATUS: Record<string, number> = { UNAUTHENTICATED: 401, INVALID_CREDENTIALS: 401, FORBIDDEN: 403, VALIDATION_FAILED: 400, NOT_FOUND: 404 };
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NOT_OURS = 'is not a cursor this service gave';
 const LIMIT = 'must be a whole number from 1 to 100';
@@ -71,18 +67,6 @@ function result(res: HttpResult, transport: Transport, op: Op): any {
   return r;
 }
 
-/** Asserts the refusal (with its status on REST); returns the `fields` of a validation failure. */
-function failure(res: HttpResult, transport: Transport, code: string): Record<string, string> | undefined {
-  if (transport === 'REST') return expectProblem(res, STATUS[code]!, code).fields;
-  return errorOf(res, code).extensions?.fields as Record<string, string> | undefined;
-}
-
-async function withRole(role: Role): Promise<Session> {
-  const user = await registerUser(t);
-  if (role !== 'USER') await t.sql('update users set role = $2 where id = $1', [user.userId, role]);
-  return user;
-}
-
 /** Another session of the account, by password, from this address and user agent. */
 async function signInAgain(user: Session, ip = '203.0.113.5', userAgent = 'Meeting/3.1 (Android)'): Promise<{ accessToken: string; refreshToken: string }> {
   const res = await t.http.post('/api/v1/auth/login-password', { phone: user.phone, password: GOOD_PASSWORD }, { headers: { 'x-forwarded-for': ip, 'user-agent': userAgent } });
@@ -110,11 +94,11 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
   describe.each(['no token', 'USER', 'SUPPORT', 'ADMIN'] as const)('a caller with %s', (who) => {
     it.each(OPS)('may ask for %s only if the role allows it; a refusal changes nothing', async (op) => {
       const target = await registerUser(t);
-      const caller = who === 'no token' ? undefined : await withRole(who);
+      const caller = who === 'no token' ? undefined : await withRole(t, who);
       const before = await footprint(target.userId);
       const res = await call(transport, op, caller?.accessToken, target.userId);
       if (!caller || !ALLOWED[op].includes(who as Role)) {
-        failure(res, transport, caller ? 'FORBIDDEN' : 'UNAUTHENTICATED');
+        refusal(res, transport, caller ? 'FORBIDDEN' : 'UNAUTHENTICATED');
         expect(await footprint(target.userId)).toEqual(before);
         expect((await me(target.accessToken)).status).toBe(200);
         return;
@@ -129,7 +113,7 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
       } else {
         expect(out).toBe(true);
         expect(after.account).toEqual([]);
-        failure(await me(target.accessToken), 'REST', 'UNAUTHENTICATED');
+        refusal(await me(target.accessToken), 'REST', 'UNAUTHENTICATED');
       }
       const written = op === 'delete' ? 1 : readings;
       expect({ audit: BigInt(after.audit) - BigInt(before.audit), events: after.events - before.events }).toEqual({ audit: BigInt(written), events: written });
@@ -138,20 +122,20 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
   });
 
   it('answers VALIDATION_FAILED on the id to a malformed id and NOT_FOUND to an unknown one, writing nothing', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const before = await footprint(admin.userId);
     for (const op of OPS) {
       for (const id of ['not-a-uuid', '12345', `${UNKNOWN_ID}0`, "' or 1=1 --"]) {
-        expect({ op, id, fields: failure(await call(transport, op, admin.accessToken, id), transport, 'VALIDATION_FAILED') }).toEqual({ op, id, fields: { id: 'must be a UUID' } });
+        expect({ op, id, fields: refusal(await call(transport, op, admin.accessToken, id), transport, 'VALIDATION_FAILED') }).toEqual({ op, id, fields: { id: 'must be a UUID' } });
       }
-      failure(await call(transport, op, admin.accessToken, UNKNOWN_ID), transport, 'NOT_FOUND');
+      refusal(await call(transport, op, admin.accessToken, UNKNOWN_ID), transport, 'NOT_FOUND');
     }
     expect(await footprint(admin.userId)).toEqual(before);
     expect((await me(admin.accessToken)).status).toBe(200);
   });
 
   it('refuses a page of events out of range or a cursor it did not give, naming the parameter', async () => {
-    const [admin, support, user] = [await withRole('ADMIN'), await withRole('SUPPORT'), await withRole('USER')];
+    const [admin, support, user] = [await withRole(t, 'ADMIN'), await withRole(t, 'SUPPORT'), await withRole(t, 'USER')];
     const b64 = (text: string) => Buffer.from(text).toString('base64url');
     const [entry] = await t.sql<{ id: string }>('select coalesce(max(id), 1)::text as id from audit_log');
     const [limitName, cursorName] = graphql ? ['first', 'after'] : ['limit', 'cursor'];
@@ -162,18 +146,18 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
     const before = await footprint(user.userId);
     for (const page of refused) {
       for (const operator of [admin, support]) {
-        const fields = failure(await call(transport, 'events', operator.accessToken, user.userId, page), transport, 'VALIDATION_FAILED');
+        const fields = refusal(await call(transport, 'events', operator.accessToken, user.userId, page), transport, 'VALIDATION_FAILED');
         expect({ page, fields }).toEqual({ page, fields: { [Object.keys(page)[0]!]: limitName in page ? LIMIT : NOT_OURS } });
       }
       // A caller without the role is told FORBIDDEN before the page is looked at.
-      failure(await call(transport, 'events', user.accessToken, user.userId, page), transport, 'FORBIDDEN');
+      refusal(await call(transport, 'events', user.accessToken, user.userId, page), transport, 'FORBIDDEN');
     }
     // GraphQL still records the reading of the account (adminUser) that comes before the refused field (audit.test.ts).
     if (!graphql) expect(await footprint(user.userId)).toEqual(before);
   });
 
   it('lists the live sessions of the account as the user sees them, newest first, none current', async () => {
-    const support = await withRole('SUPPORT');
+    const support = await withRole(t, 'SUPPORT');
     const target = await registerUser(t);
     const second = await signInAgain(target, '203.0.113.5', 'Meeting/3.1 (Android)');
     const third = await signInAgain(target, '203.0.113.6', 'Meeting/3.1 (iPhone)');
@@ -188,7 +172,7 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
   });
 
   it("lists the account's events as its own list does, newest first, a page at a time", async () => {
-    const support = await withRole('SUPPORT');
+    const support = await withRole(t, 'SUPPORT');
     const target = await registerUser(t);
     const other = await registerUser(t);
     const headers = { 'x-forwarded-for': '198.51.100.8', 'user-agent': 'Meeting/3.1 (Web)' };
@@ -215,7 +199,7 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
   });
 
   it('deletes an account at once: its tokens stop, its sessions and avatar go, its events stay without it, its phone is free', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const target = await registerUser(t, newPhone(), GOOD_PASSWORD, 'Leaving Soon');
     const second = await signInAgain(target);
     const uploaded = await uploadAvatar(t, target.accessToken);
@@ -231,11 +215,11 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
     const requestId = res.headers.get('x-request-id');
 
     for (const token of [target.accessToken, second.accessToken]) {
-      failure(await me(token), 'REST', 'UNAUTHENTICATED');
-      failure(await t.http.post('/graphql', { query: '{ me { id } }' }, { token }), 'GraphQL', 'UNAUTHENTICATED');
+      refusal(await me(token), 'REST', 'UNAUTHENTICATED');
+      refusal(await t.http.post('/graphql', { query: '{ me { id } }' }, { token }), 'GraphQL', 'UNAUTHENTICATED');
     }
-    for (const refreshToken of [target.refreshToken, second.refreshToken]) failure(await t.http.post('/api/v1/auth/refresh', { refreshToken }), 'REST', 'UNAUTHENTICATED');
-    failure(await t.http.post('/api/v1/auth/login-password', { phone: target.phone, password: GOOD_PASSWORD }), 'REST', 'INVALID_CREDENTIALS');
+    for (const refreshToken of [target.refreshToken, second.refreshToken]) refusal(await t.http.post('/api/v1/auth/refresh', { refreshToken }), 'REST', 'UNAUTHENTICATED');
+    refusal(await t.http.post('/api/v1/auth/login-password', { phone: target.phone, password: GOOD_PASSWORD }), 'REST', 'INVALID_CREDENTIALS');
     expect(await t.sql('select id from users where id = $1', [target.userId])).toEqual([]);
     expect(await t.sql('select id from sessions where id = any($1::uuid[]) or user_id = $2', [sessionIds, target.userId])).toEqual([]);
     expect(await t.sql('select session_id from refresh_tokens where session_id = any($1::uuid[])', [sessionIds])).toEqual([]);
@@ -260,28 +244,28 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
 
     // The deleted account is gone for operators too, and asking about it writes nothing.
     const before = await footprint(target.userId);
-    for (const op of OPS) failure(await call(transport, op, admin.accessToken, target.userId), transport, 'NOT_FOUND');
+    for (const op of OPS) refusal(await call(transport, op, admin.accessToken, target.userId), transport, 'NOT_FOUND');
     expect(await footprint(target.userId)).toEqual(before);
   });
 
   it("refuses an ADMIN's deletion of their own account, and deletes another ADMIN's, who is stopped at once", async () => {
-    const [admin, other] = [await withRole('ADMIN'), await withRole('ADMIN')];
+    const [admin, other] = [await withRole(t, 'ADMIN'), await withRole(t, 'ADMIN')];
     const before = await footprint(admin.userId);
-    failure(await call(transport, 'delete', admin.accessToken, admin.userId), transport, 'FORBIDDEN');
+    refusal(await call(transport, 'delete', admin.accessToken, admin.userId), transport, 'FORBIDDEN');
     expect(await footprint(admin.userId)).toEqual(before);
     expect((await me(admin.accessToken)).status).toBe(200);
 
     expect(result(await call(transport, 'delete', admin.accessToken, other.userId), transport, 'delete')).toBe(true);
     expect(await t.sql('select id from users where id = $1', [other.userId])).toEqual([]);
-    failure(await call(transport, 'delete', other.accessToken, admin.userId), transport, 'UNAUTHENTICATED');
-    failure(await call(transport, 'sessions', other.accessToken, admin.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'delete', other.accessToken, admin.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'sessions', other.accessToken, admin.userId), transport, 'UNAUTHENTICATED');
     expect((await me(admin.accessToken)).status).toBe(200);
   });
 });
 
 describe('a path that is not valid percent-encoding', () => {
   it('is refused as malformed (400), before the caller is asked who they are', async () => {
-    const admin = await withRole('ADMIN');
+    const admin = await withRole(t, 'ADMIN');
     const before = await footprint(admin.userId);
     for (const [method, path] of [
       ['GET', '/api/v1/admin/users/%E0%A4%A/sessions'],

@@ -6,9 +6,10 @@ import { mkdtempSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { adminToolEnv } from '../admin/support.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { EMBEDDED_DATABASE_ENV, freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
+import { freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
 
 let dir: string;
 let service: ServiceProcess;
@@ -89,14 +90,9 @@ describe('README walkthrough', () => {
     const bash = spawn('bash', ['-euo', 'pipefail', '-c', operatorBlock.replaceAll('localhost:4000', host)], {
       cwd: ROOT,
       env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        ACCESS_TOKEN: restToken!,
         // What the README's reader has in the service's shell: its database, its secret.
-        NODE_ENV: 'test',
-        DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-        DATA_DIR: dir,
-        JWT_SECRET: TEST_JWT_SECRET,
-        ...EMBEDDED_DATABASE_ENV,
+        ...adminToolEnv(dir),
+        ACCESS_TOKEN: restToken!,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
