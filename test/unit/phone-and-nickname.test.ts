@@ -22,6 +22,7 @@ describe('nicknames', () => {
 
   it('trims and accepts 1 to 32 characters, emoji counted as one', () => {
     expect(normaliseNickname('  Ada  ')).toBe('Ada');
+    expect(normaliseNickname('Zoe\u0308')).toBe('Zo\u00eb');
     expect(normaliseNickname('👩‍💻'.repeat(32))).toBe('👩‍💻'.repeat(32));
   });
 

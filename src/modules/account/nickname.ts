@@ -5,9 +5,12 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const NICKNAME_MAX_LENGTH = 32;
 const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 
-/** Trims and checks a nickname: 1-32 user-perceived characters (an emoji counts as one), no control characters. */
+/**
+ * Trims and checks a nickname: 1-32 user-perceived characters (an emoji counts as one), no control
+ * characters; stored composed (NFC), so that `Zoë` typed either way is one nickname to the search.
+ */
 export function normaliseNickname(raw: string): string {
-  const nickname = raw.trim();
+  const nickname = raw.trim().normalize('NFC');
   const length = [...segmenter.segment(nickname)].length;
   const invalid = (reason: string) =>
     new AppError(ErrorCode.VALIDATION_FAILED, `nickname ${reason}`, { fields: { nickname: reason } });
