@@ -10,7 +10,7 @@ import { InvalidFieldNameException, TableNotFoundException } from '@mikro-orm/co
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { Database } from './db/database.js';
-import { startEmbeddedDatabase } from './db/embedded.js';
+import { openSharedEmbeddedDatabase } from './db/embedded.js';
 import { migrate, openOrm } from './db/orm.js';
 import { Role } from './modules/account/role.js';
 import type { UserView } from './modules/account/user.view.js';
@@ -67,7 +67,8 @@ async function main(args: string[]): Promise<string> {
   const config = loadConfig();
   // The service's own database and start-up, but no listener: it migrates only where the service
   // would on start (MIGRATE_ON_START), and one connection serves one command.
-  const embedded = config.database.url ? undefined : await startEmbeddedDatabase(config.dataDir);
+  // On the embedded database, a running service's is reached through its socket (no need to stop it).
+  const embedded = config.database.url ? undefined : await openSharedEmbeddedDatabase(config.dataDir);
   try {
     const url = config.database.url ?? embedded!.url;
     const orm = await openOrm({ url, poolSize: 1, statementTimeout: !embedded && config.database.preparedStatements });

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -53,13 +54,17 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
   try {
     // pg_trgm: the operators' search by nickname substring (its migration creates the extension).
     const db = await PGlite.create({ dataDir: directory, extensions: { pg_trgm } });
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 2 });
+    // The holder's pool and migration lock, and one command-line tool (openSharedEmbeddedDatabase):
+    // the socket server runs one connection's statements (a whole transaction) at a time.
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 3 });
     await server.start();
-    const conn = server.getServerConn();
+    const url = `postgres://postgres@${server.getServerConn()}/postgres`;
+    await writeFile(endpointFile(directory), `${url}\n`, { mode: 0o600 });
     return {
-      url: `postgres://postgres@${conn}/postgres`,
+      url,
       directory,
       async stop() {
+        await rm(endpointFile(directory), { force: true });
         await server.stop();
         await db.close();
         await release();
@@ -69,4 +74,41 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
     await release().catch(() => undefined);
     throw error;
   }
+}
+
+/** Where the process holding an embedded database says at which loopback address it serves it. */
+function endpointFile(directory: string): string {
+  return `${directory}.endpoint`;
+}
+
+/**
+ * The embedded database of `dataDir` for a command-line tool: opened as startEmbeddedDatabase does
+ * when no process holds it, or else reached through the socket of the process that does (a running
+ * service), which serialises the tool's transactions with its own. `shared` says which; stopping a
+ * shared one only lets go of it.
+ */
+export async function openSharedEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase & { shared: boolean }> {
+  try {
+    return { ...(await startEmbeddedDatabase(dataDir)), shared: false };
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    const directory = resolve(dataDir, 'pglite');
+    const url = (await readFile(endpointFile(directory), 'utf8').catch(() => '')).trim();
+    if (!url || !(await answers(new URL(url)))) throw error;
+    return { url, directory, shared: true, stop: () => Promise.resolve() };
+  }
+}
+
+/** Whether something accepts connections at the URL's host and port (within a second). */
+function answers({ hostname, port }: URL): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ host: hostname, port: Number(port) });
+    const end = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.setTimeout(1_000, () => end(false));
+    socket.once('connect', () => end(true));
+    socket.once('error', () => end(false));
+  });
 }

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { registerUser, signInWithCode, type Session } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { type AdminToolRun, runAdminTool } from './support.js';
+import { signInByOutbox, startService, type ServiceProcess } from '../operability/support.js';
+import { TEST_JWT_SECRET } from '../helpers/server.js';
 
 const USAGE = 'usage: npm run admin -- <command>';
 const NOT_VALID = 'is not a valid mobile number: give it in E.164 (+8613800138000) or in the national form of CN';
@@ -151,4 +153,42 @@ describe('npm run admin', () => {
       await t.sql('alter table users rename column role_before to role');
     }
   }, 60_000);
+});
+
+describe('npm run admin on the embedded database of a running service', () => {
+  // The README's first path: `npm start` on the default embedded database, then the first admin is
+  // granted from a second shell while the service runs (it holds the database; the tool borrows it
+  // through the service's own socket), and the service sees the role on the account's next request.
+  let dir: string;
+  let service: ServiceProcess | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-admin-embedded-'));
+  });
+  afterAll(async () => {
+    await service?.kill();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const embedded = { DATABASE_URL: undefined, DATABASE_PREPARED_STATEMENTS: undefined };
+
+  it('grants a role while the service runs, which the service sees at once; then opens the database itself once the service is gone', async () => {
+    const outbox = join(dir, 'sms.jsonl');
+    service = await startService(
+      { NODE_ENV: 'test', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, JWT_SECRET: TEST_JWT_SECRET, SMS_PROVIDER: 'file', SMS_OUTBOX_FILE: outbox, LOG_LEVEL: 'warn' },
+      60_000,
+    );
+    const phone = '+8613812345678';
+    const { accessToken } = await signInByOutbox(service.url, outbox, phone);
+    const granted = await runAdminTool(['grant', phone, 'SUPPORT'], dir, embedded);
+    expect(granted).toEqual({ code: 0, stdout: `${phone}: USER -> SUPPORT; takes effect on the account's next request\n`, stderr: '' });
+    const me = await fetch(`${service.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect(((await me.json()) as { role: string }).role).toBe('SUPPORT');
+
+    // Stopped as `npm start` is (Ctrl-C): the database and its address are let go, and the tool opens it itself.
+    service.child.kill('SIGTERM');
+    expect((await service.exited).code).toBe(0);
+    service = undefined;
+    const listed = await runAdminTool(['list'], dir, embedded);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^SUPPORT\\s+\\${phone}\\s`));
+  }, 120_000);
 });

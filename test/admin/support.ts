@@ -58,11 +58,12 @@ export interface AdminToolRun {
   stderr: string;
 }
 
-/** Runs `node dist/src/admin.js` with `args` and exactly the environment of adminToolEnv, plus `env`. */
-export function runAdminTool(args: string[], dataDir: string, env: Record<string, string> = {}): Promise<AdminToolRun> {
+/** Runs `node dist/src/admin.js` with `args` and exactly the environment of adminToolEnv, plus `env` (undefined: unset). */
+export function runAdminTool(args: string[], dataDir: string, env: Record<string, string | undefined> = {}): Promise<AdminToolRun> {
+  const merged = Object.entries({ ...adminToolEnv(dataDir), ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined);
   const child = spawn(NODE, [join(ROOT, 'dist/src/admin.js'), ...args], {
     cwd: ROOT,
-    env: { ...adminToolEnv(dataDir), ...env },
+    env: Object.fromEntries(merged),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
