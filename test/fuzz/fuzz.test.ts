@@ -12,6 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { noise, solid } from '../avatar/fixtures.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { freshRateLimits, startService, type ServiceProcess } from '../operability/support.js';
@@ -88,7 +89,11 @@ it(
 
     // Cold start: the first requests the process serves are the fuzz run's own (discovery, sign-in).
     const { targets } = await discoverTargets(url);
-    const sessions = new Sessions(url, outbox, new Rng(SEED ^ 0x5e55));
+    const sessions = new Sessions(url, outbox, new Rng(SEED ^ 0x5e55), async (userId) => {
+      const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
+      await db.connect();
+      await db.query(`update users set role = 'ADMIN' where id = $1`, [userId]).finally(() => db.end());
+    });
     await sessions.start();
     const live: Service = { port, sessions, timeoutMs: 10_000 };
     const images = await Promise.all((['png', 'jpeg', 'gif', 'webp'] as const).map((f) => solid(8, 8, f)));

@@ -22,6 +22,8 @@ export function goodDraft(t: Target, g: GenContext, multipart = isUpload(t)): Dr
     d.path = t.template.replace(/\{(\w+)\}/g, (_, name: string) => {
       const shown = t.pathValues?.[name];
       if (shown) return g.rng.pick(shown);
+      // The operators' routes act on a real account of the run (not the main user's) half the time.
+      if (name === 'id' && t.template.startsWith('/api/v1/admin/') && g.rng.chance(0.5)) return g.known.forged.userId;
       return name === 'id' && g.rng.chance(0.7) ? OWN_SID : encodeURIComponent(String(hinted(name, g.rng, g.known) ?? g.rng.chars(8)));
     });
     const query = t.query.filter(() => g.rng.chance(0.6)).map((p) => `${p.name}=${encodeURIComponent(String(fromSchema(p.schema, p.name, g.rng, g.known)))}`);
@@ -35,7 +37,8 @@ export function goodDraft(t: Target, g: GenContext, multipart = isUpload(t)): Dr
   } else {
     d.headers.push(['Authorization', `Bearer ${token}`], ['Content-Type', 'application/json']);
     const op = goodOperation(t, g.rng, g.known);
-    if (op.variables?.id !== undefined && g.rng.chance(0.7)) op.variables.id = OWN_SID;
+    if (op.variables?.id !== undefined && t.field.name.startsWith('admin') && g.rng.chance(0.5)) op.variables.id = g.known.forged.userId;
+    else if (op.variables?.id !== undefined && g.rng.chance(0.7)) op.variables.id = OWN_SID;
     d.json = op;
   }
   if (multipart) {

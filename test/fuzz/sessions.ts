@@ -1,5 +1,6 @@
-// The signed-in users of the fuzz run: one main session that most requests carry (signed in again
-// if a request ended it), and new users' sessions for requests that may end theirs.
+// The signed-in users of the fuzz run: one main session that most requests carry (an ADMIN, so that
+// the operators' routes are fuzzed past their role check; signed in again if a request ended it), and
+// new users' sessions for requests that may end theirs.
 import { outboxCode, signInByOutbox } from '../operability/support.js';
 import type { Rng } from './random.js';
 
@@ -27,6 +28,8 @@ export class Sessions {
     private readonly outboxFile: string,
     /** Phone numbers of the run's own users (not the plan's randomness, which must not depend on timing). */
     private readonly rng: Rng,
+    /** Makes an account an ADMIN, so that the operators' routes answer the main user past their role check. */
+    private readonly makeAdmin: (userId: string) => Promise<void>,
   ) {}
 
   /** A new user, signed in by SMS code. */
@@ -63,13 +66,20 @@ export class Sessions {
   }
 
   async start(): Promise<void> {
-    this.main = await this.signIn();
+    this.main = await this.admin();
+  }
+
+  /** A new user, made an ADMIN. */
+  private async admin(): Promise<Session> {
+    const session = await this.signIn();
+    await this.makeAdmin(session.userId);
+    return session;
   }
 
   /** Signs the main user in again (as a new user) when a request ended its session. */
   async keepMainAlive(): Promise<void> {
     const me = await fetch(`${this.url}/api/v1/users/me`, { headers: { authorization: `Bearer ${this.main.accessToken}` } }).catch(() => undefined);
-    if (me?.status === 401) this.main = await this.signIn();
+    if (me?.status === 401) this.main = await this.admin();
   }
 
   /**

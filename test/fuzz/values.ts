@@ -75,6 +75,11 @@ export function hinted(name: string, rng: Rng, known: Known): unknown {
   if (n === 'id') return rng.chance(0.7) ? known.sid : rng.uuid();
   if (n === 'key') return known.avatarKey ?? `${rng.chars(16, 'abcdef0123456789')}.webp`;
   if (n === 'cursor' || n === 'after') return known.cursor ?? rng.chars(12, BASE64URL);
+  // The operators' search: every form it reads (phone prefixes, national forms, nicknames, ids) and odd ones.
+  if (n === 'query') {
+    return rng.pick([known.phone, known.phone.slice(0, 6), known.phone.slice(3, 9), '0044 7911', '(415) 555', 'Fuzz', 'fuzzy', '漢字', 'a', '%', '_', '\\', known.forged.userId, known.forged.userId.toUpperCase(), '00', '+', ' ']);
+  }
+  if (n === 'reason') return rng.pick(['meeting spam', 'x'.repeat(500), ' ', 'ünïcödé']);
   if (n === 'limit' || n === 'first') return rng.int(1, 100);
   if (n === 'allsessions') return rng.chance(0.5);
   return undefined;
