@@ -165,7 +165,7 @@ export const OPERATIONS: Operation[] = [
     ok: { status: 200, schema: SecurityEventListJson, description: 'A page of events' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {
-    method: 'post', path: '/api/v1/admin/users/{id}/sessions/revoke', summary: "End every session of an account (SUPPORT or ADMIN)", auth: 'bearer',
+    method: 'post', path: '/api/v1/admin/users/{id}/sessions/revoke', summary: "End every session of an account (SUPPORT for a USER's, ADMIN for anyone's)", auth: 'bearer',
     ok: { status: 204, description: 'Ended; its access tokens stop at their next request' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {

@@ -236,6 +236,23 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
     expect(succeeded(await call(transport, 'view', support.accessToken, target.userId), transport, 'view').activeSessions).toBe(1);
   });
 
+  it("lets SUPPORT end a user's sessions but not an operator's, which is for an ADMIN", async () => {
+    const support = await withRole(t, 'SUPPORT');
+    for (const role of ['SUPPORT', 'ADMIN'] as const) {
+      const operator = await withRole(t, role);
+      const before = await snapshot(operator.userId);
+      refusal(await call(transport, 'revoke', support.accessToken, operator.userId), transport, 'FORBIDDEN');
+      expect(await snapshot(operator.userId)).toEqual(before);
+      expect((await me(operator.accessToken)).status).toBe(200);
+      const [{ n }] = await t.sql<{ n: number }>(`select count(*)::int as n from audit_log where target_user_id = $1 and action = 'SESSIONS_REVOKED'`, [operator.userId]);
+      expect(n).toBe(0);
+    }
+    const admin = await withRole(t, 'ADMIN');
+    const colleague = await withRole(t, 'SUPPORT');
+    expect(succeeded(await call(transport, 'revoke', admin.accessToken, colleague.userId), transport, 'revoke')).toBe(true);
+    refusal(await me(colleague.accessToken), 'REST', 'UNAUTHENTICATED');
+  });
+
   it('sees a demotion on the very next call with the same token', async () => {
     const operator = await withRole(t, 'ADMIN');
     succeeded(await call(transport, 'view', operator.accessToken, target.userId), transport, 'view');

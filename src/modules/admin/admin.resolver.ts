@@ -117,7 +117,7 @@ export class AdminResolver {
     return ctx.services.admin.setRole(await ctx.principal(), id, role, ctx.client);
   }
 
-  @Mutation(() => Boolean, { description: 'Ends every session of the account (SUPPORT or ADMIN)' })
+  @Mutation(() => Boolean, { description: "Ends every session of the account (SUPPORT for a USER's, ADMIN for anyone's)" })
   async adminRevokeSessions(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
     await ctx.services.admin.revokeSessions(await ctx.principal(), id, ctx.client);
     return true;

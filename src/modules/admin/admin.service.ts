@@ -39,7 +39,8 @@ const RANK: Record<Role, number> = { [Role.USER]: 0, [Role.SUPPORT]: 1, [Role.AD
 /**
  * What operators do to other accounts. Every method checks the caller's role first (the role the
  * per-request session check read, so a revoked role stops at once): SUPPORT finds and reads accounts
- * and ends their sessions; ADMIN also blocks, unblocks, sets roles, deletes and reads the audit log.
+ * and ends the sessions of users (not of operators); ADMIN also ends operators' sessions, blocks,
+ * unblocks, sets roles, deletes and reads the audit log.
  * Each action, a reading of one account's data included, is an audit-log entry written in the
  * action's transaction, and the affected user sees it in their own security events.
  */
@@ -93,6 +94,11 @@ export class AdminService {
     const { db, sessions, events } = this.deps;
     await db.transaction(async () => {
       const user = await this.locked(id);
+      // SUPPORT acts on users only: ending an operator's sessions (an admin's, again and again) is
+      // for an ADMIN to do.
+      if (RANK[user.role] > RANK[Role.USER] && RANK[principal.user.role] < RANK[Role.ADMIN]) {
+        throw new AppError(ErrorCode.FORBIDDEN, "Ending an operator's sessions needs the ADMIN role");
+      }
       const ended = await sessions.countLive(id);
       await sessions.revokeAllOf(id);
       await events.record({ type: SecurityEventType.SESSIONS_REVOKED_BY_OPERATOR, userId: id, phone: user.phone, client: onBehalf(client) });
