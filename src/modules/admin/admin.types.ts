@@ -2,7 +2,7 @@ import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
 import { AuditAction } from '../audit/audit-action.js';
-import { PageInfoType } from '../security-event/security-event.types.js';
+import { connectionOf, type Connection } from '../../graphql/connection.js';
 import { AccountStatus } from './account-status.js';
 
 registerEnumType(AccountStatus, { name: 'AccountStatus', description: 'Whether an operator has blocked the account' });
@@ -23,23 +23,8 @@ export class AdminUserType extends UserType {
   activeSessions!: number;
 }
 
-@ObjectType('AdminUserEdge')
-export class AdminUserEdgeType {
-  @Field()
-  cursor!: string;
-
-  @Field(() => AdminUserType)
-  node!: AdminUserType;
-}
-
-@ObjectType('AdminUserConnection', { description: 'Accounts found by an operator, newest first' })
-export class AdminUserConnectionType {
-  @Field(() => [AdminUserEdgeType])
-  edges!: AdminUserEdgeType[];
-
-  @Field(() => PageInfoType)
-  pageInfo!: PageInfoType;
-}
+export const AdminUserConnectionType = connectionOf('AdminUser', AdminUserType, 'Accounts found by an operator, newest first');
+export type AdminUserConnectionType = Connection<AdminUserType>;
 
 @ObjectType('AuditEntry', { description: 'An operator action: who, what, on whom, when' })
 export class AuditEntryType {
@@ -62,20 +47,5 @@ export class AuditEntryType {
   detail!: Record<string, unknown>;
 }
 
-@ObjectType('AuditEntryEdge')
-export class AuditEntryEdgeType {
-  @Field()
-  cursor!: string;
-
-  @Field(() => AuditEntryType)
-  node!: AuditEntryType;
-}
-
-@ObjectType('AuditEntryConnection', { description: 'The audit log, newest first' })
-export class AuditEntryConnectionType {
-  @Field(() => [AuditEntryEdgeType])
-  edges!: AuditEntryEdgeType[];
-
-  @Field(() => PageInfoType)
-  pageInfo!: PageInfoType;
-}
+export const AuditEntryConnectionType = connectionOf('AuditEntry', AuditEntryType, 'The audit log, newest first');
+export type AuditEntryConnectionType = Connection<AuditEntryType>;

@@ -1,5 +1,6 @@
 import { DateTimeResolver } from 'graphql-scalars';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { connectionOf, type Connection } from '../../graphql/connection.js';
 import { SecurityEventType, SignInMethod } from './security-event-type.js';
 
 registerEnumType(SecurityEventType, { name: 'SecurityEventType', description: 'What happened to the account' });
@@ -32,29 +33,5 @@ export class SecurityEventObject {
   phoneMasked!: string | null;
 }
 
-@ObjectType('SecurityEventEdge')
-export class SecurityEventEdgeType {
-  @Field()
-  cursor!: string;
-
-  @Field(() => SecurityEventObject)
-  node!: SecurityEventObject;
-}
-
-@ObjectType('PageInfo', { description: 'Relay cursor pagination' })
-export class PageInfoType {
-  @Field()
-  hasNextPage!: boolean;
-
-  @Field(() => String, { nullable: true })
-  endCursor!: string | null;
-}
-
-@ObjectType('SecurityEventConnection', { description: 'The signed-in user\'s security events, newest first' })
-export class SecurityEventConnectionType {
-  @Field(() => [SecurityEventEdgeType])
-  edges!: SecurityEventEdgeType[];
-
-  @Field(() => PageInfoType)
-  pageInfo!: PageInfoType;
-}
+export const SecurityEventConnectionType = connectionOf('SecurityEvent', SecurityEventObject, "The signed-in user's security events, newest first");
+export type SecurityEventConnectionType = Connection<SecurityEventObject>;
