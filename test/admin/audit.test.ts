@@ -262,8 +262,10 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
     expect(await footprint(target.userId)).toEqual(before);
   });
 
-  it('is read by ADMINs only: SUPPORT and USER are FORBIDDEN (before their parameters are looked at), no token UNAUTHENTICATED', async () => {
+  it('is read by ADMINs only: SUPPORT and USER are FORBIDDEN (before their parameters are looked at), no token and a blocked ADMIN UNAUTHENTICATED', async () => {
     const [admin, support, user] = [await withRole(t, 'ADMIN'), await withRole(t, 'SUPPORT'), await withRole(t, 'USER')];
+    const blocked = await withRole(t, 'ADMIN');
+    await t.sql(`update users set blocked_at = now(), blocked_reason = 'x' where id = $1`, [blocked.userId]);
     succeeded(await act(transport, 'view', admin.accessToken, user.userId), transport);
     const read = (token: string | undefined, bad = false) =>
       transport === 'REST'
@@ -275,6 +277,7 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
       refusal(await read(user.accessToken, bad), transport, 'FORBIDDEN');
       refusal(await read(undefined, bad), transport, 'UNAUTHENTICATED');
       refusal(await read('not-a-jwt', bad), transport, 'UNAUTHENTICATED');
+      refusal(await read(blocked.accessToken, bad), transport, 'UNAUTHENTICATED');
     }
     expect(await footprint(user.userId)).toEqual(before);
     const page = await auditPage(transport, admin.accessToken);

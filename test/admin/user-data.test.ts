@@ -91,14 +91,16 @@ describe.each(TRANSPORTS)('one account, over %s', (transport) => {
   /** The readings a call makes: GraphQL reads the account (adminUser) before its sessions or events. */
   const readings = graphql ? 2 : 1;
 
-  describe.each(['no token', 'USER', 'SUPPORT', 'ADMIN'] as const)('a caller with %s', (who) => {
+  describe.each(['no token', 'USER', 'SUPPORT', 'ADMIN', 'blocked ADMIN'] as const)('a caller with %s', (who) => {
     it.each(OPS)('may ask for %s only if the role allows it; a refusal changes nothing', async (op) => {
       const target = await registerUser(t);
-      const caller = who === 'no token' ? undefined : await withRole(t, who);
+      const caller = who === 'no token' ? undefined : await withRole(t, who === 'blocked ADMIN' ? 'ADMIN' : who);
+      // A blocked account's tokens stop with the block, whatever its role.
+      if (who === 'blocked ADMIN') await t.sql(`update users set blocked_at = now(), blocked_reason = 'x' where id = $1`, [caller!.userId]);
       const before = await footprint(target.userId);
       const res = await call(transport, op, caller?.accessToken, target.userId);
-      if (!caller || !ALLOWED[op].includes(who as Role)) {
-        refusal(res, transport, caller ? 'FORBIDDEN' : 'UNAUTHENTICATED');
+      if (!caller || who === 'blocked ADMIN' || !ALLOWED[op].includes(who as Role)) {
+        refusal(res, transport, caller && who !== 'blocked ADMIN' ? 'FORBIDDEN' : 'UNAUTHENTICATED');
         expect(await footprint(target.userId)).toEqual(before);
         expect((await me(target.accessToken)).status).toBe(200);
         return;
