@@ -167,6 +167,8 @@ describe.each(TRANSPORTS)('operators over %s', (transport) => {
     refusal(await call(transport, 'view', second.accessToken, target.userId), transport, 'UNAUTHENTICATED');
     refusal(await call(transport, 'unblock', second.accessToken, second.userId), transport, 'UNAUTHENTICATED');
     refusal(await call(transport, 'block', second.accessToken, first.userId), transport, 'UNAUTHENTICATED');
+    refusal(await call(transport, 'revoke', second.accessToken, target.userId), transport, 'UNAUTHENTICATED');
+    expect((await snapshot(target.userId)).live).toBe(1);
     expect((await snapshot(first.userId)).blocked_at).toBeNull();
     expect((await snapshot(second.userId)).blocked_at).not.toBeNull();
   });
