@@ -55,13 +55,9 @@ export class AccountRepository {
 
   /** Sets the role; the row as it was before, `undefined` without the account. The row stays locked until the transaction ends. */
   setRole(id: string, role: Role): Promise<{ previous: Role; user: User } | undefined> {
-    return this.db.transaction(async () => {
-      const em = this.db.em();
-      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!user) return undefined;
+    return this.changeLocked(id, (user) => {
       const previous = user.role;
       user.role = role;
-      await em.flush();
       return { previous, user };
     });
   }
@@ -72,14 +68,10 @@ export class AccountRepository {
    * row stays locked until the transaction ends.
    */
   setBlock(id: string, block: { reason: string } | null): Promise<{ user: User; wasBlocked: boolean } | undefined> {
-    return this.db.transaction(async () => {
-      const em = this.db.em();
-      const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!user) return undefined;
+    return this.changeLocked(id, (user) => {
       const wasBlocked = user.blockedAt !== null;
       user.blockedAt = block ? (user.blockedAt ?? new Date()) : null;
       user.blockedReason = block?.reason ?? null;
-      await em.flush();
       return { user, wasBlocked };
     });
   }
@@ -160,14 +152,25 @@ export class AccountRepository {
 
   /** Points the account at a new avatar; returns the key it replaces (the row is locked meanwhile), `undefined` without an account. */
   replaceAvatarKey(id: string, avatarKey: string): Promise<{ user: User; previousKey: string | null } | undefined> {
+    return this.changeLocked(id, (user) => {
+      const previousKey = user.avatarKey;
+      user.avatarKey = avatarKey;
+      return { user, previousKey };
+    });
+  }
+
+  /**
+   * Reads the account's row locked (until the caller's transaction ends, or this one's), lets
+   * `change` set its fields and writes them; `undefined` without the account.
+   */
+  private changeLocked<T>(id: string, change: (user: User) => T): Promise<T | undefined> {
     return this.db.transaction(async () => {
       const em = this.db.em();
       const user = await em.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!user) return undefined;
-      const previousKey = user.avatarKey;
-      user.avatarKey = avatarKey;
+      const result = change(user);
       await em.flush();
-      return { user, previousKey };
+      return result;
     });
   }
 

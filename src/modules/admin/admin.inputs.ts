@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { cursorField, emptyAsAbsent, limitField, type Page } from '../../shared/pagination.js';
+import { cursorField, emptyAsAbsent, limitField, pageArgs, pageQuery, type Page } from '../../shared/pagination.js';
+import { auditCursor } from '../audit/audit-log.service.js';
 import { requiredString } from '../../shared/validation.js';
 import { isUuid } from '../../shared/uuid.js';
 import type { SearchPosition } from '../account/account.repository.js';
@@ -77,3 +78,7 @@ export const UserSearchArgsSchema = z
     role: role ?? undefined,
     page: { after: after ?? undefined, limit: first ?? 20 },
   }));
+
+/** The audit log's pages: `?cursor=&limit=` on REST, `adminAuditLog(first, after)` on GraphQL. */
+export const AuditLogQuerySchema = pageQuery(auditCursor.field);
+export const AuditLogArgsSchema = pageArgs(auditCursor.field);

@@ -1,20 +1,17 @@
 import { Kind, getArgumentValues, isObjectType, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
-import { pageArgs, toConnection } from '../../shared/pagination.js';
+import { toConnection } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
 import { Role } from '../account/role.js';
-import { auditCursor } from '../audit/audit-log.service.js';
 import { SecurityEventsArgsSchema } from '../security-event/security-event.inputs.js';
 import { SecurityEventConnectionType } from '../security-event/security-event.types.js';
 import { SessionType } from '../session/session.types.js';
 import type { SessionView } from '../session/session.service.js';
 import { AccountStatus } from './account-status.js';
-import { UserSearchArgsSchema } from './admin.inputs.js';
+import { AuditLogArgsSchema, UserSearchArgsSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType } from './admin.types.js';
-
-const AuditLogArgsSchema = pageArgs(auditCursor.field);
 
 /**
  * Refuses, before anything is read or recorded, a request whose `AdminUser.securityEvents` pages

@@ -3,19 +3,17 @@ import type { AdminUserJson, AdminUserListJson, AuditLogJson } from '../../opena
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
-import { pageQuery, type Paged } from '../../shared/pagination.js';
+import type { Paged } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
 import { userToJson } from '../account/user.rest.js';
-import { auditCursor, type AuditEntryView } from '../audit/audit-log.service.js';
+import type { AuditEntryView } from '../audit/audit-log.service.js';
 import { SecurityEventsQuerySchema } from '../security-event/security-event.inputs.js';
 import { securityEventListToJson } from '../security-event/security-event.routes.js';
 import { sessionToJson } from '../session/session.routes.js';
-import { BlockUserSchema, SetRoleSchema, UserSearchQuerySchema } from './admin.inputs.js';
+import { AuditLogQuerySchema, BlockUserSchema, SetRoleSchema, UserSearchQuerySchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
-
-const AuditLogQuerySchema = pageQuery(auditCursor.field);
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
   return {

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
-import type { Page, Paged } from '../../shared/pagination.js';
+import { toPage, type Page, type Paged } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/uuid.js';
 import type { AccountService, OperatorView } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
@@ -63,10 +63,8 @@ export class AdminService {
     const { query, status, role, page } = input;
     const blocked = status === undefined ? undefined : status === AccountStatus.BLOCKED;
     const rows = await this.deps.accounts.search({ text: query, blocked, role }, page.after, page.limit + 1);
-    const shown = rows.slice(0, page.limit);
-    const live = await this.deps.sessions.countLiveOf(shown.map((row) => row.user.id));
-    const items = shown.map(({ user, position }) => ({ cursor: encodeSearchCursor(position), node: toAdminView(user, live.get(user.id) ?? 0) }));
-    return { items, nextCursor: rows.length > page.limit ? items.at(-1)!.cursor : null };
+    const live = await this.deps.sessions.countLiveOf(rows.slice(0, page.limit).map(({ user }) => user.id));
+    return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) => toAdminView(user, live.get(user.id) ?? 0));
   }
 
   /** One account (USER_VIEWED). */
