@@ -78,6 +78,11 @@ const envSchema = z.object({
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
+  METRICS_PORT: z
+    .string()
+    .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port number (0-65535) or off')
+    .transform((v) => (v === 'off' ? v : Number(v)))
+    .optional(),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -137,6 +142,11 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
+  /**
+   * Port of the Prometheus listener (`GET /metrics`, on `host`), 0 for any free one; undefined: no
+   * listener and no metric kept. Off by default under NODE_ENV=test, where many servers share a process.
+   */
+  metricsPort?: number;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -281,11 +291,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     internalApiKey: e.INTERNAL_API_KEY,
     graphqlExplorer: e.GRAPHQL_EXPLORER ?? (e.NODE_ENV === 'production' ? 'off' : 'graphiql'),
+    metricsPort: metricsPort(e),
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
   });
 }
+
+function metricsPort(e: Environment): number | undefined {
+  const port = e.METRICS_PORT ?? (e.NODE_ENV === 'test' ? 'off' : DEFAULT_METRICS_PORT);
+  return port === 'off' ? undefined : port;
+}
+
+/** The port OpenTelemetry's Prometheus exporter uses too. */
+const DEFAULT_METRICS_PORT = 9464;
 
 function parseTrustProxy(value: string): boolean | number | string[] | undefined {
   const v = value.trim();

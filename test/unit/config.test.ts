@@ -18,6 +18,19 @@ describe('configuration', () => {
     expect(config.sms.provider).toBe('console');
   });
 
+  it('listens for Prometheus on METRICS_PORT, 9464 by default, off by default under NODE_ENV=test', () => {
+    expect(loadConfig({}).metricsPort).toBe(9464);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' }).metricsPort).toBe(9464);
+    expect(loadConfig({ NODE_ENV: 'test' }).metricsPort).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0);
+    expect(loadConfig({ METRICS_PORT: 'off' }).metricsPort).toBeUndefined();
+  });
+
+  it.each(['on', '-1', '65536', '94.64', 'OFF '])('refuses METRICS_PORT=%s, saying what it takes', (value) => {
+    expect(() => loadConfig({ METRICS_PORT: value })).toThrow(/METRICS_PORT: must be a port number \(0-65535\) or off/);
+  });
+
   it('reads LOG_FORMAT json or pretty, leaves it unset by default, and refuses anything else', () => {
     expect(loadConfig({}).logFormat).toBeUndefined();
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
