@@ -7,6 +7,7 @@ import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
+import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
@@ -30,6 +31,8 @@ import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { Logger } from './shared/logger.js';
+import { HttpMetrics } from './shared/metrics/http-metrics.js';
+import type { Metrics } from './shared/metrics/metrics.js';
 
 const JSON_BODY_LIMIT = '100kb';
 
@@ -42,6 +45,8 @@ export interface AppOptions {
   logger: Logger;
   /** Answers whether the service can serve requests now (database reachable, not shutting down). */
   ready: () => Promise<boolean>;
+  /** Request durations and GraphQL operations are counted here when given (METRICS_PORT on). */
+  metrics?: Metrics;
 }
 
 export interface App {
@@ -50,7 +55,7 @@ export interface App {
 }
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
-export async function createApp({ config, services, logger, ready }: AppOptions): Promise<App> {
+export async function createApp({ config, services, logger, ready, metrics }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
   // No ETag computed (a SHA-1 of every body) for API answers: they are no-store, so no cache holds a
@@ -61,7 +66,8 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
   // What every request passes through, as one router layer: its id and access-log line, the security
   // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
   const explorer = graphqlExplorer(config.graphqlExplorer);
-  app.use(sequence(requestContext(logger), securityHeaders(), ...(explorer ? [explorer] : []), corsFor(config.corsOrigins)));
+  const httpMetrics = metrics && new HttpMetrics(metrics);
+  app.use(sequence(requestContext(logger, httpMetrics), securityHeaders(), ...(explorer ? [explorer] : []), corsFor(config.corsOrigins)));
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.
@@ -83,6 +89,7 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
       errorPlugin(logger),
       ApolloServerPluginCacheControlDisabled(),
       landingPagePlugin(config.graphqlExplorer),
+      ...(metrics ? [metricsPlugin(metrics)] : []),
     ],
     validationRules: [...armor.validationRules, servedOperationTypesOnly],
     allowBatchedHttpRequests: false,
@@ -147,5 +154,6 @@ export async function createApp({ config, services, logger, ready }: AppOptions)
 
   app.use(notFound);
   app.use(errorHandler(logger));
+  httpMetrics?.learnRoutes(app);
   return { express: app, apollo };
 }

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
       `  Avatars:   ${server.services.avatarStorage.description}`,
       `  Counters:  ${server.services.counterStore}`,
+      `  Metrics:   ${server.metricsUrl ?? 'off (METRICS_PORT=off)'}`,
       '',
     ].join('\n'),
   );

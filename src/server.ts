@@ -11,6 +11,8 @@ import { Database } from './db/database.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
+import { startMetricsListener, type MetricsListener } from './shared/metrics/metrics-listener.js';
+import { Metrics } from './shared/metrics/metrics.js';
 import { redactUrl } from './shared/url.js';
 
 export interface RunningServer {
@@ -22,6 +24,10 @@ export interface RunningServer {
   /** The service's database access, for operational scripts and tests. */
   db: Database;
   databaseMode: string;
+  /** Where Prometheus scrapes (`GET /metrics` on METRICS_PORT); undefined when METRICS_PORT=off. */
+  metricsUrl?: string;
+  /** The service's Prometheus series, when METRICS_PORT is on (the webhook outbox reports there). */
+  metrics?: Metrics;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -34,6 +40,7 @@ export interface StartOptions {
 export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   let embedded: EmbeddedDatabase | undefined;
   let orm: MikroORM | undefined;
+  let metricsListener: MetricsListener | undefined;
   try {
     if (!config.database.url) embedded = await startEmbeddedDatabase(config.dataDir);
     const url = config.database.url ?? embedded!.url;
@@ -44,10 +51,11 @@ export async function startServer(config: Config, logger: Logger, options: Start
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
     const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
-    const services = await createServices(config, db, logger, { sms: options.sms });
+    const metrics = config.metricsPort === undefined ? undefined : new Metrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
+    const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
-    const { express, apollo } = await createApp({ config, services, logger, ready });
+    const { express, apollo } = await createApp({ config, services, logger, ready, metrics });
     const stopJanitor = startJanitor(services.sweepers, logger);
 
     const server: Server = express.listen(config.port, config.host);
@@ -55,6 +63,13 @@ export async function startServer(config: Config, logger: Logger, options: Start
     server.headersTimeout = 20_000;
     server.requestTimeout = 60_000;
     const { port } = server.address() as AddressInfo;
+    if (metrics) {
+      metricsListener = await startMetricsListener(metrics, config.metricsPort!, config.host, logger).catch((error: unknown) => {
+        server.close();
+        throw new Error(`the metrics listener (METRICS_PORT=${config.metricsPort}) could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      });
+    }
+    const metricsOpen = metricsListener;
     const openOrmRef = orm;
     return {
       url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
@@ -63,6 +78,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
       express,
       db,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
+      metricsUrl: metricsOpen?.url,
+      metrics,
       async stop() {
         stopping = true;
         stopJanitor();
@@ -73,6 +90,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
         await closed;
         clearInterval(sweep);
         logger.debug('http listener closed');
+        await metricsOpen?.close();
         await apollo.stop();
         await services.close();
         logger.debug('services closed');
@@ -82,6 +100,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       },
     };
   } catch (error) {
+    await metricsListener?.close().catch(() => undefined);
     await orm?.close(true).catch(() => undefined);
     await embedded?.stop().catch(() => undefined);
     throw error;

@@ -35,6 +35,7 @@ import { AccessTokens } from './shared/tokens/access-token.js';
 import { codeHashKey, serviceSecret } from './shared/tokens/secrets.js';
 import { SigningKeys } from './shared/tokens/signing-keys.js';
 import type { Logger } from './shared/logger.js';
+import type { Metrics } from './shared/metrics/metrics.js';
 import { redactUrl } from './shared/url.js';
 import { join } from 'node:path';
 
@@ -77,8 +78,17 @@ export const SERVICE_VERSION = ((): string => {
   return '0.0.0';
 })();
 
-/** Wires the domain services once; both transports receive the same instances. */
-export async function createServices(config: Config, db: Database, logger: Logger, overrides: { sms?: SmsProvider } = {}): Promise<Services> {
+/**
+ * Wires the domain services once; both transports receive the same instances. With `metrics`
+ * (METRICS_PORT on), sign-ins, SMS sends, limit refusals and the hashing queue are counted there.
+ */
+export async function createServices(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  overrides: { sms?: SmsProvider; metrics?: Metrics } = {},
+): Promise<Services> {
+  const { metrics } = overrides;
   const secret = serviceSecret(config.jwt.secret, config.dataDir);
   const signingKeys = await SigningKeys.load({
     algorithm: config.jwt.algorithm,
@@ -103,9 +113,10 @@ export async function createServices(config: Config, db: Database, logger: Logge
   const sms = overrides.sms ?? createSmsProvider(config.sms);
   const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
   const counters = redis ?? new PostgresRateLimitStore(db);
-  const limiter = new RateLimiter(counters);
+  const limiter = new RateLimiter(counters, metrics && ((limit) => metrics.rateLimited(limit)));
+  metrics?.setPasswordHashQueueCollector(() => hasher.queueDepth);
   const passwords = new PasswordCheck(hasher, limiter, config.loginFailures);
-  const smsGuard = new SmsFraudGuard(limiter, config.smsFraud, logger);
+  const smsGuard = new SmsFraudGuard(limiter, config.smsFraud, logger, metrics);
   const codes = new VerificationCodeService(new VerificationCodeRepository(db), codeHashKey(secret), config.code, smsGuard, limiter);
   const avatarStorage =
     config.avatar.storage === 's3'
@@ -124,7 +135,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
   const auth = new AuthService(
-    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard, events },
+    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard, events, metrics },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,

@@ -64,6 +64,8 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     // Cost 4 keeps the suite fast; the default of 12 is checked by a unit test of the configuration.
     BCRYPT_COST: '4',
     PASSWORD_HASH_THREADS: '2',
+    // Whatever NODE_ENV a test picks: many servers share the process, none listens for metrics unless asked.
+    METRICS_PORT: 'off',
     ...env,
   });
   const captured: string[] = [];

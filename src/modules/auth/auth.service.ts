@@ -1,4 +1,5 @@
 import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
+import { toAppError } from '../../shared/errors/normalize.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
@@ -10,6 +11,7 @@ import { accountBlocked, type AccountService } from '../account/account.service.
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
 import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
+import { NO_AUTH_METRICS, type AuthMetrics } from './auth-metrics.js';
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
 import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
@@ -57,6 +59,8 @@ export interface AuthDependencies {
   sms: SmsProvider;
   smsGuard: SmsFraudGuard;
   events: SecurityEventService;
+  /** Sign-ins counted by method and outcome; none when metrics are off. */
+  metrics?: AuthMetrics;
 }
 
 const HOUR = 3600;
@@ -65,12 +69,14 @@ const DAY = 86400;
 /** Sign-in, registration, token and session-ending use cases; knows nothing of HTTP or GraphQL. */
 export class AuthService {
   private readonly failures: SignInFailureLog;
+  private readonly metrics: AuthMetrics;
 
   constructor(
     private readonly deps: AuthDependencies,
     private readonly settings: AuthSettings,
   ) {
     this.failures = new SignInFailureLog(deps.limiter, deps.events);
+    this.metrics = deps.metrics ?? NO_AUTH_METRICS;
   }
 
   /**
@@ -85,7 +91,7 @@ export class AuthService {
     const purpose = input.purpose;
     smsGuard.assertServed(phone);
     await limiter.consume(
-      [{ key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
+      [{ name: 'send-code-per-ip-hourly', key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
       'Too many codes requested from this address',
     );
     await smsGuard.admitCountry(client.ip, phone.country);
@@ -102,9 +108,9 @@ export class AuthService {
     await smsGuard.assertOpen(phone.country);
     // Per-phone limits count for unknown phones too, for the same reason.
     const perPhone: Rule[] = [
-      { key: `send-code:phone:${phone.e164}:interval`, limit: 1, windowSeconds: limits.intervalSeconds },
-      { key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
-      { key: `send-code:phone:${phone.e164}:day`, limit: limits.perPhoneDaily, windowSeconds: DAY },
+      { name: 'send-code-interval', key: `send-code:phone:${phone.e164}:interval`, limit: 1, windowSeconds: limits.intervalSeconds },
+      { name: 'send-code-per-phone-hourly', key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
+      { name: 'send-code-per-phone-daily', key: `send-code:phone:${phone.e164}:day`, limit: limits.perPhoneDaily, windowSeconds: DAY },
     ].filter((rule) => rule.windowSeconds > 0);
     await limiter.consume(perPhone, 'Too many codes requested for this phone number');
 
@@ -134,7 +140,11 @@ export class AuthService {
    * checked first: whether the phone has an account, and whether registration is off, is told only to
    * the holder of a valid code (a wrong one answers INVALID_CODE for every phone).
    */
-  async loginWithCode(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
+  loginWithCode(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
+    return this.counted('code', () => this.codeSignIn(input, client));
+  }
+
+  private async codeSignIn(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
     const { accounts } = this.deps;
     const phone = this.phone(input.phone);
     const existing = await accounts.findByPhone(phone.e164);
@@ -150,7 +160,11 @@ export class AuthService {
   }
 
   /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
-  async loginWithPassword(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
+  loginWithPassword(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
+    return this.counted('password', () => this.passwordSignIn(input, client));
+  }
+
+  private async passwordSignIn(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
     const phone = this.phone(input.phone);
     const user = await this.deps.accounts.findByPhone(phone.e164);
     const ok = await this.deps.passwords.verify(phone.e164, client.ip, input.password, user?.passwordHash);
@@ -206,7 +220,11 @@ export class AuthService {
    * Rotates the refresh token. A used one presented again after the grace window revokes its session
    * (reuse detection), recorded with the revocation.
    */
-  async refresh(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
+  refresh(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
+    return this.counted('refresh', () => this.rotate(refreshToken, client));
+  }
+
+  private async rotate(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
     const { db, accounts, sessions, events } = this.deps;
     const rotation = await sessions.rotate(refreshToken);
     if (rotation.outcome === 'rotated') {
@@ -246,6 +264,18 @@ export class AuthService {
       if (!(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
       await events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
     });
+  }
+
+  /** Counts the sign-in's outcome (registration is not a sign-in here: it creates the account). */
+  private async counted(method: 'code' | 'password' | 'refresh', attempt: () => Promise<AuthPayload>): Promise<AuthPayload> {
+    try {
+      const payload = await attempt();
+      this.metrics.signIn(method, 'success');
+      return payload;
+    } catch (error) {
+      this.metrics.signIn(method, toAppError(error).code);
+      throw error;
+    }
   }
 
   /** The provider's send; whatever it throws is an SmsDeliveryError (unknown failures: maybe sent). */

@@ -25,8 +25,8 @@ export class PasswordCheck {
   async verify(phone: string, ip: string | undefined, password: string, hash: string | null | undefined): Promise<boolean> {
     const client = ip ?? 'unknown';
     const rules: Rule[] = [
-      { key: `login-fail:phone-ip:${phone}:${client}`, limit: this.limits.perPhoneIp, windowSeconds: 15 * 60 },
-      { key: `login-fail:ip:${client}`, limit: this.limits.perIpDaily, windowSeconds: 86400 },
+      { name: 'login-failures-per-phone-ip', key: `login-fail:phone-ip:${phone}:${client}`, limit: this.limits.perPhoneIp, windowSeconds: 15 * 60 },
+      { name: 'login-failures-per-ip-daily', key: `login-fail:ip:${client}`, limit: this.limits.perIpDaily, windowSeconds: 86400 },
     ];
     await this.limiter.admitAttempt(rules, {
       locked: 'Too many failed password attempts; try again later',

@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import { countryOf, type Phone } from '../../shared/phone.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
+import { NO_AUTH_METRICS, type AuthMetrics } from './auth-metrics.js';
 import { surelyNotSent } from './sms/sms-provider.js';
 
 const DAY_SECONDS = 86400;
@@ -22,6 +23,7 @@ export class SmsFraudGuard {
     private readonly limiter: RateLimiter,
     private readonly settings: SmsFraudConfig,
     private readonly logger: Logger,
+    private readonly metrics: Pick<AuthMetrics, 'sms'> = NO_AUTH_METRICS,
   ) {}
 
   /** INVALID_PHONE for a number of a region not served or in a blocked range; counts nothing. */
@@ -41,7 +43,7 @@ export class SmsFraudGuard {
     const { allowedCountries, countriesPerIpDaily } = this.settings;
     if (allowedCountries !== '*' && allowedCountries.length <= countriesPerIpDaily) return;
     await this.limiter.admitMember(
-      { key: `send-code:countries:ip:${ip ?? 'unknown'}`, limit: this.settings.countriesPerIpDaily, windowSeconds: DAY_SECONDS },
+      { name: 'send-code-countries-per-ip-daily', key: `send-code:countries:ip:${ip ?? 'unknown'}`, limit: this.settings.countriesPerIpDaily, windowSeconds: DAY_SECONDS },
       country,
       `Codes were asked for ${this.settings.countriesPerIpDaily} regions from this address today; no more regions today`,
     );
@@ -64,11 +66,13 @@ export class SmsFraudGuard {
       ...buckets.map((b) => `sms:verified:${country}:${b}`),
     ]);
     if (budget !== undefined && counts[0]! >= budget) {
+      this.metrics.sms(country, 'budget_spent');
       throw budgetSpent(country, now);
     }
     const sent = counts.slice(1, 1 + BUCKETS).reduce((a, b) => a + b, 0);
     const verified = counts.slice(1 + BUCKETS).reduce((a, b) => a + b, 0);
     if (breaker && sent >= this.settings.conversionMinSends && verified / sent < this.settings.minConversion) {
+      this.metrics.sms(country, 'breaker_open');
       const retryAfter = (bucket + 1) * BUCKET_SECONDS - Math.floor(now / 1000);
       // Logged once per region and bucket across instances: the first refusal of the bucket counts 1.
       const logged = await this.limiter.add(`sms:breaker-logged:${country}:${bucket}`, BUCKET_SECONDS);
@@ -96,19 +100,23 @@ export class SmsFraudGuard {
         this.logger.warn({ country, budget }, 'the daily SMS budget of a region is spent: send-code to it answers 503 until midnight UTC');
       }
       if (taken.count > budget) {
+        this.metrics.sms(country, 'budget_spent');
         throw budgetSpent(country, now);
       }
     }
     try {
       await deliver();
     } catch (error) {
-      if (surelyNotSent(error)) {
+      const notSent = surelyNotSent(error);
+      this.metrics.sms(country, notSent ? 'failed' : 'uncertain');
+      if (notSent) {
         if (budget !== undefined) await this.limiter.remove(key);
       } else if (this.settings.minConversion > 0) {
         await this.count('sent', country, now);
       }
       throw error;
     }
+    this.metrics.sms(country, 'sent');
     if (this.settings.minConversion > 0) await this.count('sent', country, now);
   }
 

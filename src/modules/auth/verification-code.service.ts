@@ -83,8 +83,8 @@ export class VerificationCodeService {
   private failureRules(phone: string, ip: string | undefined): Rule[] {
     const client = ip ?? 'unknown';
     return [
-      { key: `code-fail:phone-ip:${phone}:${client}`, limit: this.settings.failures.perPhoneIp, windowSeconds: FAILURE_WINDOW_SECONDS },
-      { key: `code-fail:ip:${client}`, limit: this.settings.failures.perIpDaily, windowSeconds: 86400 },
+      { name: 'code-failures-per-phone-ip', key: `code-fail:phone-ip:${phone}:${client}`, limit: this.settings.failures.perPhoneIp, windowSeconds: FAILURE_WINDOW_SECONDS },
+      { name: 'code-failures-per-ip-daily', key: `code-fail:ip:${client}`, limit: this.settings.failures.perIpDaily, windowSeconds: 86400 },
     ];
   }
 

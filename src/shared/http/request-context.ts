@@ -4,8 +4,9 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
 import { withRequestId, type Logger } from '../logger.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 
-/** Probes are polled all the time: no access-log line for them. */
+/** Probes are polled all the time: no access-log line and no duration for them. */
 const NOT_LOGGED = new Set(['/healthz', '/readyz']);
 
 /** What the access-log line of a response still to finish needs; kept in its `res.locals`. */
@@ -13,7 +14,9 @@ interface Pending {
   logger: Logger;
   id: string;
   req: Request;
+  /** performance.now() when the request reached the service. */
   started: number;
+  metrics: HttpMetrics | undefined;
 }
 const PENDING = Symbol('access log');
 type Locals = { [PENDING]?: Pending };
@@ -52,7 +55,9 @@ function settle(res: Response, error: unknown): void {
   const pending = locals?.[PENDING];
   if (!pending) return; // not an Express response of this service, or already logged
   locals![PENDING] = undefined;
-  accessLog(pending, res, Date.now() - pending.started, error);
+  const elapsed = performance.now() - pending.started;
+  pending.metrics?.finished(pending.req, res, elapsed / 1000, error === 'aborted');
+  accessLog(pending, res, Math.round(elapsed), error);
 }
 
 /**
@@ -61,15 +66,16 @@ function settle(res: Response, error: unknown): void {
  *
  * The access log is written here rather than by pino-http, which builds two child loggers per
  * request (serialising and redacting their bindings) whether or not the line is ever written:
- * the line is built only when its level is enabled.
+ * the line is built only when its level is enabled. With `metrics`, the same moment observes the
+ * request's duration, so that metrics add no listener per response either.
  */
-export function requestContext(logger: Logger): RequestHandler {
+export function requestContext(logger: Logger, metrics?: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     const id = randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     if (!NOT_LOGGED.has(req.url)) {
-      (res.locals as Locals)[PENDING] = { logger, id, req, started: Date.now() };
+      (res.locals as Locals)[PENDING] = { logger, id, req, started: performance.now(), metrics };
       let responses = unfinished.get(req.socket);
       if (!responses) {
         const open = new Set<ServerResponse>();

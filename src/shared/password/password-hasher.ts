@@ -49,6 +49,11 @@ export class PasswordHasher {
     return matches && Buffer.byteLength(password, 'utf8') <= PASSWORD_MAX_BYTES;
   }
 
+  /** Jobs waiting for a free worker thread (password_hash_queue_depth). */
+  get queueDepth(): number {
+    return this.pool.queueSize;
+  }
+
   async close(): Promise<void> {
     await this.pool.destroy();
   }

@@ -189,13 +189,13 @@ export class PostgresRateLimitStore implements RateLimitStore {
       [inFlightSeconds, ...rules.flatMap((r) => [r.key, r.windowSeconds, r.limit, inFlightKey(r)])],
       `rate_limit_admit_${rules.length}`,
     );
-    const locked = rows.find((row, i) => row.count >= rules[i]!.limit);
-    if (locked) return { outcome: 'locked', resetInSeconds: toState(locked).resetInSeconds };
+    const locked = rows.findIndex((row, i) => row.count >= rules[i]!.limit);
+    if (locked >= 0) return { outcome: 'locked', rule: locked, resetInSeconds: toState(rows[locked]!).resetInSeconds };
     const admitted = rows.filter((row) => row.admitted).length;
     if (admitted === rules.length) return { outcome: 'admitted' };
     // A later rule had no room after earlier ones counted the attempt; one statement cannot undo that.
     if (admitted > 0) await this.releaseAttempt(rules.slice(0, admitted));
-    return { outcome: 'busy' };
+    return { outcome: 'busy', rule: admitted };
   }
 
   async failAttempt(rules: Rule[]): Promise<void> {

@@ -37,8 +37,11 @@ export interface RateLimitStore {
   releaseAttempt(rules: Rule[]): Promise<void>;
 }
 
-/** `resetInSeconds`: until the window of the rule whose failures reached its limit ends. */
-export type Admission = { outcome: 'admitted' } | { outcome: 'busy' } | { outcome: 'locked'; resetInSeconds: number };
+/**
+ * `rule`: the index of the rule that refused; `resetInSeconds`: until the window of the rule whose
+ * failures reached its limit ends.
+ */
+export type Admission = { outcome: 'admitted' } | { outcome: 'busy'; rule: number } | { outcome: 'locked'; rule: number; resetInSeconds: number };
 
 /** Where the attempts in flight against a failure limit are counted. */
 export function inFlightKey(rule: Rule): string {
@@ -46,13 +49,19 @@ export function inFlightKey(rule: Rule): string {
 }
 
 export interface Rule {
+  /** The limit's name, the same for every key it counts under: `rate_limited_total{limit}` says it. */
+  name: string;
   key: string;
   limit: number;
   windowSeconds: number;
 }
 
 export class RateLimiter {
-  constructor(private readonly store: RateLimitStore) {}
+  constructor(
+    private readonly store: RateLimitStore,
+    /** Told the name of the limit behind each refusal (metrics). */
+    private readonly refused: (limit: string) => void = () => undefined,
+  ) {}
 
   /**
    * Counts one hit against each rule in order and stops at the first rule over its limit, so a
@@ -62,13 +71,13 @@ export class RateLimiter {
     if (rules.length > 1 && this.store.hitInOrder && new Set(rules.map((r) => r.key)).size === rules.length) {
       const states = await this.store.hitInOrder(rules);
       states.forEach((state, i) => {
-        if (state.count > rules[i]!.limit) throw rateLimited(message, state.resetInSeconds);
+        if (state.count > rules[i]!.limit) throw this.refuse(rules[i]!, message, state.resetInSeconds);
       });
       return;
     }
     for (const rule of rules) {
       const state = await this.store.hit(rule.key, rule.windowSeconds);
-      if (state.count > rule.limit) throw rateLimited(message, state.resetInSeconds);
+      if (state.count > rule.limit) throw this.refuse(rule, message, state.resetInSeconds);
     }
   }
 
@@ -97,7 +106,7 @@ export class RateLimiter {
    */
   async admitMember(rule: Rule, member: string, message: string): Promise<void> {
     const { admitted, resetInSeconds } = await this.store.admitMember(rule.key, member, rule.limit, rule.windowSeconds);
-    if (!admitted) throw rateLimited(message, resetInSeconds);
+    if (!admitted) throw this.refuse(rule, message, resetInSeconds);
   }
 
   /**
@@ -118,10 +127,15 @@ export class RateLimiter {
       case 'admitted':
         return;
       case 'busy':
-        throw rateLimited(messages.busy, BUSY_RETRY_SECONDS);
+        throw this.refuse(rules[admission.rule]!, messages.busy, BUSY_RETRY_SECONDS);
       case 'locked':
-        throw rateLimited(messages.locked, admission.resetInSeconds);
+        throw this.refuse(rules[admission.rule]!, messages.locked, admission.resetInSeconds);
     }
+  }
+
+  private refuse(rule: Rule, message: string, retryAfter: number): AppError {
+    this.refused(rule.name);
+    return rateLimited(message, retryAfter);
   }
 
   /** The admitted attempt was wrong: it counts as a failure from now on. */

@@ -17,18 +17,18 @@ if count > 0 then redis.call('DECR', KEYS[1]) end
 return count`;
 
 // Failure limits (RateLimiter.admitAttempt). KEYS: the failures and in-flight keys of each rule, in
-// pairs. Returns {0, ms left in the window} when failures reached a limit, {1} when there is no room
-// beside them for one more attempt in flight, {2} when admitted.
+// pairs. Returns {0, ms left in the window, rule} when failures reached a limit, {1, 0, rule} when
+// there is no room beside them for one more attempt in flight, {2} when admitted (rule: from 0).
 // ARGV: each rule's limit, then the lifetime of attempts in flight (ms).
 const ADMIT = `
 local n = #KEYS / 2
 local failures = {}
 for i = 1, n do
   failures[i] = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
-  if failures[i] >= tonumber(ARGV[i]) then return {0, redis.call('PTTL', KEYS[2 * i - 1])} end
+  if failures[i] >= tonumber(ARGV[i]) then return {0, redis.call('PTTL', KEYS[2 * i - 1]), i - 1} end
 end
 for i = 1, n do
-  if failures[i] + tonumber(redis.call('GET', KEYS[2 * i]) or '0') + 1 > tonumber(ARGV[i]) then return {1} end
+  if failures[i] + tonumber(redis.call('GET', KEYS[2 * i]) or '0') + 1 > tonumber(ARGV[i]) then return {1, 0, i - 1} end
 end
 for i = 1, n do
   redis.call('INCR', KEYS[2 * i])
@@ -98,16 +98,16 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async admitAttempt(rules: Rule[], inFlightSeconds: number): Promise<Admission> {
-    const [outcome, ttl] = (await this.redis.eval(
+    const [outcome, ttl, rule] = (await this.redis.eval(
       ADMIT,
       2 * rules.length,
       ...this.ruleKeys(rules),
       ...rules.map((r) => String(r.limit)),
       String(inFlightSeconds * 1000),
-    )) as [number, number?];
+    )) as [number, number?, number?];
     if (outcome === 2) return { outcome: 'admitted' };
-    if (outcome === 1) return { outcome: 'busy' };
-    return { outcome: 'locked', resetInSeconds: Math.max(0, ttl ?? 0) / 1000 };
+    if (outcome === 1) return { outcome: 'busy', rule: rule ?? 0 };
+    return { outcome: 'locked', rule: rule ?? 0, resetInSeconds: Math.max(0, ttl ?? 0) / 1000 };
   }
 
   async failAttempt(rules: Rule[]): Promise<void> {
