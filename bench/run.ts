@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,send-code,sms-pumping,admin-search,password runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,send-code,sms-pumping,admin-search,password runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -9,6 +9,7 @@ import { adminSearchBench } from './admin-search.bench.js';
 import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
 import { log } from './load.js';
+import { metricsBench } from './metrics.bench.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
 import { smsPumpingBench } from './sms-pumping.bench.js';
@@ -37,21 +38,20 @@ async function section(name: string, work: () => Promise<Row[]>): Promise<void> 
 
 await section('startup', () => startupBench(adminUrl));
 
-const databaseUrl = await freshDatabase(adminUrl, 'meeting_accounts_bench');
-const service = await startService(
-  {
-    DATABASE_URL: databaseUrl,
-    DATABASE_POOL_SIZE: String(POOL_SIZE),
-    BCRYPT_COST: String(BCRYPT_COST),
-    // Concurrent correct logins reserve failure slots for a moment; keep them far from any limit.
-    LOGIN_FAILURES_PER_PHONE_IP: '1000000',
-    LOGIN_FAILURES_PER_IP_DAILY: '1000000',
-    // The send-code case sends thousands of codes nobody uses: the conversion breaker would (rightly)
-    // pause them after 100. bench/sms-pumping.ts measures the breaker itself.
-    SMS_MIN_CONVERSION: '0',
-  },
-  4710,
-);
+// BENCH_DATABASE_NAME: another name, for two checkouts benchmarking against one PostgreSQL.
+const databaseUrl = await freshDatabase(adminUrl, process.env.BENCH_DATABASE_NAME ?? 'meeting_accounts_bench');
+const serviceEnv = {
+  DATABASE_URL: databaseUrl,
+  DATABASE_POOL_SIZE: String(POOL_SIZE),
+  BCRYPT_COST: String(BCRYPT_COST),
+  // Concurrent correct logins reserve failure slots for a moment; keep them far from any limit.
+  LOGIN_FAILURES_PER_PHONE_IP: '1000000',
+  LOGIN_FAILURES_PER_IP_DAILY: '1000000',
+  // The send-code case sends thousands of codes nobody uses: the conversion breaker would (rightly)
+  // pause them after 100. bench/sms-pumping.ts measures the breaker itself.
+  SMS_MIN_CONVERSION: '0',
+};
+const service = await startService(serviceEnv, 4710);
 try {
   const http = { service, databaseUrl, poolSize: POOL_SIZE, jwtSecret: SERVICE_ENV.JWT_SECRET };
   await section('avatar', () => avatarBench(service));
@@ -60,6 +60,7 @@ try {
   await section('rest-es256', () => restAlgorithmBench(http, 'ES256', 4712));
   await section('rest-eddsa', () => restAlgorithmBench(http, 'EdDSA', 4713));
   await section('graphql', () => graphqlBench(http));
+  await section('metrics', () => metricsBench(service, serviceEnv, 4716));
   await section('send-code', () => sendCodeBench(service));
   await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
   await section('admin-search', () => adminSearchBench(adminUrl, 4715));

@@ -32,6 +32,8 @@ export const SERVICE_ENV = {
   JWT_SECRET: 'benchmark-secret-that-is-at-least-32-characters',
   LOG_LEVEL: 'warn',
   SEND_CODE_PER_IP_HOURLY: '1000000',
+  // Services run side by side: none listens on the default metrics port unless its case asks.
+  METRICS_PORT: 'off',
 } as const;
 
 /**

@@ -1,6 +1,6 @@
 import type { TestServer } from '../helpers/server.js';
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;

@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { mkdtempSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -20,6 +21,7 @@ const DB_PASSWORD = 'pw-that-must-not-show-4411';
 let dir: string;
 let service: ServiceProcess | undefined;
 let port: number;
+let metricsPort: number;
 let databaseUrl: URL;
 
 beforeAll(() => {
@@ -38,10 +40,12 @@ afterAll(async () => {
 /** Starts the real service on a port of its own, as a development deployment with the file SMS provider. */
 async function startOwnService(): Promise<ServiceProcess> {
   port = await freePort();
+  metricsPort = await freePort();
   service = await startService({
     NODE_ENV: 'development',
     HOST: '127.0.0.1',
     PORT: String(port),
+    METRICS_PORT: String(metricsPort),
     LOG_LEVEL: 'warn',
     DATABASE_URL: databaseUrl.toString(),
     DATA_DIR: join(dir, 'data'),
@@ -226,7 +230,7 @@ describe('SIGTERM', () => {
     expect(running.stderr()).toBe('');
   }, 45_000);
 
-  it('prints a start-up summary: URL, GraphQL sandbox, database without its password, SMS provider, avatar storage', async () => {
+  it('prints a start-up summary: URL, GraphQL sandbox, database without its password, SMS provider, avatar storage, metrics', async () => {
     const out = (await startOwnService()).stdout();
     const base = `http://127.0.0.1:${port}`;
     expect(out).toContain(`listening on ${base}`);
@@ -239,6 +243,8 @@ describe('SIGTERM', () => {
     expect(out).not.toContain(DB_PASSWORD);
     expect(out).toMatch(/SMS codes: file provider -> .*sms\.jsonl/);
     expect(out).toContain(`Avatars:   local disk ${join(dir, 'data', 'avatars')}`);
+    expect(out).toContain(`Metrics:   http://127.0.0.1:${metricsPort}/metrics`);
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(200);
   });
 });
 
@@ -256,6 +262,37 @@ describe('start-up with a bad configuration', () => {
     expect(message).not.toContain(DB_PASSWORD);
     expect(proc.stdout()).not.toContain('listening');
   }, 20_000);
+
+  it('exits non-zero, saying so, when METRICS_PORT is taken, and leaves the public port free', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const takenPort = (taken.address() as AddressInfo).port;
+    const publicPort = await freePort();
+    try {
+      const proc = runService(
+        {
+          NODE_ENV: 'development',
+          HOST: '127.0.0.1',
+          PORT: String(publicPort),
+          METRICS_PORT: String(takenPort),
+          DATABASE_URL: databaseUrl.toString(),
+          DATA_DIR: join(dir, 'data'),
+          JWT_SECRET: TEST_JWT_SECRET,
+          LOG_LEVEL: 'warn',
+        },
+      );
+      const exit = await within(proc.exited, 20_000);
+      await proc.kill();
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(proc.stderr()).toContain(`the metrics listener (METRICS_PORT=${takenPort}) could not start: listen EADDRINUSE`);
+      expect(proc.stdout()).not.toContain('listening');
+      const probe = createServer().listen(publicPort, '127.0.0.1');
+      await once(probe, 'listening');
+      probe.close();
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 
   it('names a secret that is too short without printing it', async () => {
     const secret = 'too-short-secret';

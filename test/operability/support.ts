@@ -156,13 +156,14 @@ export interface ServiceOptions {
 }
 
 /**
- * Runs `node dist/src/main.js` with exactly `env` (plus PATH); collects its output, and hands its
+ * Runs `node dist/src/main.js` with exactly `env` (plus PATH, and METRICS_PORT=off unless `env` sets
+ * it: services of several test files run at once); collects its output, and hands its
  * warn and error lines to the suite's log (test/helpers/suite-log.ts).
  */
 export function runService(env: Record<string, string>, options: ServiceOptions = {}): Omit<ServiceProcess, 'url'> {
   const child = spawn(NODE, [MAIN], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...EMBEDDED_DATABASE_ENV, ...env },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...EMBEDDED_DATABASE_ENV, METRICS_PORT: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

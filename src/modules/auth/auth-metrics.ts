@@ -14,7 +14,7 @@ export interface AuthMetrics {
   sms(country: string, outcome: SmsOutcome): void;
 }
 
-export type SmsOutcome = 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open';
+type SmsOutcome = 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open';
 
 /** Metrics off: nothing is counted. */
 export const NO_AUTH_METRICS: AuthMetrics = { signIn: () => undefined, sms: () => undefined };
