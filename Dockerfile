@@ -25,7 +25,8 @@ COPY --from=build /app/dist/src ./dist/src
 # DATA_DIR: local avatars, uploads in flight. A named volume mounted here starts owned by node.
 RUN mkdir -p /data && chown node:node /data
 USER node
-EXPOSE 4000
+# 4000: the API; 9464: GET /metrics (METRICS_PORT), for Prometheus on the internal network only.
+EXPOSE 4000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node itself is the container's process (no npm or sh in between), so docker stop's SIGTERM reaches
