@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
@@ -157,6 +159,38 @@ describe('metrics: the series', () => {
     const routes = new Set(after.series('http_server_request_duration_seconds_count').map((l) => l.route));
     expect([...routes].filter((r) => r === '/healthz' || r === '/readyz')).toEqual([]);
     for (const route of routes) expect(route).toMatch(/^(\(unmatched\)|\/graphql|\/api\/v1(\/[a-z.-]+|\/\{\w+\})+)$/);
+  });
+
+  it('times a request whose client left before the answer under status aborted', async () => {
+    const user = await signInWithCode(t);
+    const before = await scrape(t);
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    const boundary = 'metrics-test-boundary';
+    socket.write(
+      [
+        'POST /api/v1/users/me/avatar HTTP/1.1',
+        `Host: ${hostname}:${port}`,
+        `Authorization: Bearer ${user.accessToken}`,
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        'Content-Length: 1000000',
+        '',
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ].join('\r\n'),
+    );
+    socket.write(Buffer.alloc(4096, 1));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    const labels = { method: 'POST', route: '/api/v1/users/me/avatar', status: 'aborted' };
+    const deadline = Date.now() + 5_000;
+    let counted = 0;
+    while (Date.now() < deadline) {
+      counted = (await scrape(t)).value('http_server_request_duration_seconds_count', labels) - before.value('http_server_request_duration_seconds_count', labels);
+      if (counted > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(counted).toBe(1);
   });
 
   it('counts GraphQL operations by root field, type and outcome; the client-chosen name is no label', async () => {
