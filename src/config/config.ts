@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
+import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -78,6 +79,7 @@ const envSchema = z.object({
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
+  ...TRACING_ENV,
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -137,6 +139,8 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
+  /** OpenTelemetry tracing; unset (no OTLP endpoint, or the SDK disabled): nothing of it is loaded. */
+  tracing?: TracingConfig;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -216,6 +220,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && (e.GRAPHQL_EXPLORER ?? 'off') !== 'off') {
     problems.push('GRAPHQL_EXPLORER: must be off when NODE_ENV=production');
   }
+  const tracing = parseTracing(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return deepFreeze({
@@ -284,6 +289,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    tracing,
   });
 }
 
