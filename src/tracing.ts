@@ -15,11 +15,11 @@ export interface Tracing {
 
 /**
  * Starts the OpenTelemetry SDK. Must run before the server's modules are imported: an instrumentation
- * patches a package as it loads. This project is ESM, so besides require hooks (for the CommonJS
- * packages, express, graphql and pg, that the ESM graph loads) an ESM loader hook is registered
- * (import-in-the-middle, through @opentelemetry/instrumentation), limited to the instrumented
- * packages so that the other modules load untouched. Main imports this module only when tracing is
- * on: otherwise no OpenTelemetry module is loaded at all.
+ * patches a package as it loads. The require hooks reach node:http, pg and graphql, but Express,
+ * imported by this ESM app, is only reached through an ESM loader hook (without it: no Express spans,
+ * and no route in the HTTP span's name): import-in-the-middle's, through @opentelemetry/instrumentation,
+ * limited to the instrumented packages so that the other modules load untouched. Main imports this
+ * module only when tracing is on: otherwise no OpenTelemetry module is loaded at all.
  *
  * The exporter, the sampler, the resource and the propagator (W3C trace context: an incoming
  * `traceparent` continues its trace) come from the standard OTEL_* variables, read by the SDK.
