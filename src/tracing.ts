@@ -43,8 +43,9 @@ export async function startTracing(config: TracingConfig): Promise<Tracing> {
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED.has(request.url?.split('?')[0] ?? '') }),
-      // Route handlers and routers, not each middleware (helmet, cors, the JSON parser …) of every request.
-      new express.ExpressInstrumentation({ ignoreLayersType: [express.ExpressLayerType.MIDDLEWARE] }),
+      // Only for the route's template in the HTTP span's name: a span per router, middleware and handler
+      // layer would double the spans of a REST request (and its cost) and tell little more.
+      new express.ExpressInstrumentation({ ignoreLayersType: Object.values(express.ExpressLayerType) }),
       // parse, validate and execute of each operation; a span per resolved field would cost more than the field.
       new GraphQLInstrumentation({ ignoreResolveSpans: true }),
       // Queries inside a traced request (the janitor's background sweeps start no traces of their own),
