@@ -85,7 +85,7 @@ async function queryMe(service: ServiceProcess): Promise<{ traceId: string; pare
 }
 
 /** The request's spans form one tree under the HTTP server span (named by Express's route), itself a child of the caller's span. */
-function expectOneTrace(spans: ReceivedSpan[], parentId: string): void {
+function expectOneTrace(spans: ReceivedSpan[], parentId: string, service = 'meeting-accounts'): void {
   const servers = spans.filter((s) => s.scope === HTTP && s.kind === 2);
   expect(servers.map((s) => [s.name, s.parentSpanId])).toEqual([['POST /graphql', parentId]]);
   const [server] = servers;
@@ -100,7 +100,7 @@ function expectOneTrace(spans: ReceivedSpan[], parentId: string): void {
   const queries = spans.filter((s) => s.scope === PG);
   expect(queries.length).toBeGreaterThan(0);
   for (const query of queries) expect(query).toMatchObject({ kind: 3, name: expect.stringMatching(/^pg\.query:/) });
-  for (const span of spans) expect(span.service).toBe('meeting-accounts');
+  for (const span of spans) expect(span.service).toBe(service);
 }
 
 const jsonLines = (stdout: string) =>
@@ -141,10 +141,10 @@ describe('traces', () => {
     }
   }, 60_000);
 
-  it('http/protobuf (the default): the same trace, and the spans still buffered are exported on SIGTERM before the process exits', async () => {
+  it('http/protobuf (the default): the same trace, named by OTEL_SERVICE_NAME, and the spans still buffered are exported on SIGTERM before the process exits', async () => {
     const service = await startService(
       // Spans wait a minute for their batch: only the shutdown can send them within the test.
-      serviceEnv('protobuf', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '60000' }),
+      serviceEnv('protobuf', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: '60000', OTEL_SERVICE_NAME: 'accounts-eu' }),
       30_000,
     );
     try {
@@ -153,7 +153,7 @@ describe('traces', () => {
       service.child.kill('SIGTERM');
       expect(await within(service.exited, 15_000)).toEqual({ code: 0, signal: null });
       expect(isComplete(receiver.trace(traceId))).toBe(true);
-      expectOneTrace(receiver.trace(traceId), parentId);
+      expectOneTrace(receiver.trace(traceId), parentId, 'accounts-eu');
       expect(receiver.contentTypes).toContain('application/x-protobuf');
     } finally {
       await service.kill();
