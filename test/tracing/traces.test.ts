@@ -119,6 +119,10 @@ describe('traces', () => {
     try {
       const probe = newTraceparent();
       expect((await fetch(`${service.url}/healthz`, { headers: { traceparent: probe.header } })).status).toBe(200);
+      // A malformed traceparent is ignored (the request starts a trace of its own), never an error.
+      for (const bad of ['garbage', `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`, `ff-${probe.traceId}-${probe.parentId}-01-extra`]) {
+        expect((await fetch(`${service.url}/api/v1/auth/config`, { headers: { traceparent: bad } })).status).toBe(200);
+      }
       const { traceId, parentId } = await queryMe(service);
       expect(await waitFor(() => isComplete(receiver.trace(traceId)), 10_000)).toBe(true);
       const spans = receiver.trace(traceId);
