@@ -61,7 +61,7 @@ try {
   await section('rest-es256', () => restAlgorithmBench(http, 'ES256', 4712));
   await section('rest-eddsa', () => restAlgorithmBench(http, 'EdDSA', 4713));
   await section('graphql', () => graphqlBench(http));
-  await section('tracing', () => tracingBench(http, 4716));
+  await section('tracing', () => tracingBench(http, 4719));
   await section('send-code', () => sendCodeBench(service));
   await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
   await section('admin-search', () => adminSearchBench(adminUrl, 4715));
