@@ -105,7 +105,7 @@ async function graphqlCase(service: ServiceProcess, env: Record<string, string>,
 }
 
 /** Runs `work` with both servers on one CPU and this process (the load generator) on the others. */
-async function pinned<T>(service: ServiceProcess, baseline: ChildServer, work: () => Promise<T>): Promise<T> {
+export async function pinned<T>(service: ServiceProcess, baseline: ChildServer, work: () => Promise<T>): Promise<T> {
   const ok = pin([service.pid, baseline.pid], SERVER_CPU) && pin([process.pid], LOAD_CPUS);
   log(ok ? `servers pinned to CPU ${SERVER_CPU}, load generator to CPU ${LOAD_CPUS}` : 'CPU pinning not available: servers and load generator float');
   try {

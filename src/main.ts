@@ -22,6 +22,9 @@ async function main(): Promise<void> {
   }
   const pretty = (config.logFormat ?? (config.env === 'development' && process.stdout.isTTY ? 'pretty' : 'json')) === 'pretty';
   const logger = createLogger(config.logLevel, pretty ? await prettyDestination() : undefined);
+  // Before the server's modules load, which the instrumentations patch as they do; off, nothing of
+  // OpenTelemetry is imported.
+  const tracing = config.tracing && (await (await import('./tracing.js')).startTracing(config.tracing));
   // The server and its dependencies (Apollo, the ORM, sharp, the AWS SDK) take most of a second to
   // load: they are imported only once the configuration is known to be good, so a bad one is
   // reported at once.
@@ -40,11 +43,14 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  stopOnSignals(server, logger);
+  stopOnSignals(server, logger, tracing || undefined);
 }
 
-/** SIGTERM or SIGINT: drain in-flight requests, close everything, exit 0 (1 if that takes over 10 s). */
-function stopOnSignals(server: { stop(): Promise<void> }, logger: Logger): void {
+/**
+ * SIGTERM or SIGINT: drain in-flight requests, close everything, export the last spans, exit 0 (1 if
+ * that takes over 10 s).
+ */
+function stopOnSignals(server: { stop(): Promise<void> }, logger: Logger, tracing?: { shutdown(): Promise<void> }): void {
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -56,7 +62,10 @@ function stopOnSignals(server: { stop(): Promise<void> }, logger: Logger): void 
     }, 10_000);
     force.unref();
     server.stop().then(
-      () => process.exit(0),
+      async () => {
+        await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'the last spans could not be exported'));
+        process.exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);

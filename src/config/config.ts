@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
+import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -83,6 +84,7 @@ const envSchema = z.object({
     .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port number (0-65535) or off')
     .transform((v) => (v === 'off' ? v : Number(v)))
     .optional(),
+  ...TRACING_ENV,
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -147,6 +149,8 @@ export interface Config {
    * listener and no metric kept. Off by default under NODE_ENV=test, where many servers share a process.
    */
   metricsPort?: number;
+  /** OpenTelemetry tracing; unset (no OTLP endpoint, or the SDK disabled): nothing of it is loaded. */
+  tracing?: TracingConfig;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -226,6 +230,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && (e.GRAPHQL_EXPLORER ?? 'off') !== 'off') {
     problems.push('GRAPHQL_EXPLORER: must be off when NODE_ENV=production');
   }
+  const tracing = parseTracing(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return deepFreeze({
@@ -295,6 +300,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    tracing,
   });
 }
 

@@ -19,6 +19,14 @@ export function withRequestId<T>(requestId: string, work: () => T): T {
   return requestScope.run({ requestId }, work);
 }
 
+/** Fields of the current context's trace; none until the tracing module, loaded only when tracing is on, installs them. */
+let traceFields: (() => { traceId: string; spanId: string } | undefined) | undefined;
+
+/** Adds `fields()` (the active span's `traceId` and `spanId`) to every log line written while it returns some. */
+export function logTraceFields(fields: () => { traceId: string; spanId: string } | undefined): void {
+  traceFields = fields;
+}
+
 /** JSON lines to standard output, or to `destination` (tests capture logs this way). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const options = {
@@ -27,7 +35,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     base: { service: 'meeting-accounts' },
     mixin: () => {
       const scope = requestScope.getStore();
-      return scope ? { requestId: scope.requestId } : {};
+      const fields = scope ? { requestId: scope.requestId } : {};
+      return traceFields ? { ...fields, ...traceFields() } : fields;
     },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -60,4 +60,12 @@ describe('module boundaries', () => {
     });
     expect(upward).toEqual([]);
   });
+
+  it('OpenTelemetry stays behind src/tracing.ts, which main imports only dynamically, so that tracing off loads none of it', () => {
+    const otel = files.filter((f) => /['"](@opentelemetry\/|import-in-the-middle|require-in-the-middle)/.test(text.get(f)!)).map(rel);
+    expect(otel).toEqual(['tracing.ts']);
+    const tracing = join(src, 'tracing.ts');
+    expect(files.filter((f) => importsOf(f).includes(tracing)).map(rel)).toEqual([]);
+    expect(files.filter((f) => /import\(\s*'\.\/tracing\.js'\s*\)/.test(text.get(f)!)).map(rel)).toEqual(['main.ts']);
+  });
 });
