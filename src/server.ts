@@ -12,7 +12,7 @@ import type { SmsProvider } from './modules/auth/sms/index.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
 import { startMetricsListener, type MetricsListener } from './shared/metrics/metrics-listener.js';
-import { Metrics } from './shared/metrics/metrics.js';
+import type { Metrics } from './shared/metrics/metrics.js';
 import { redactUrl } from './shared/url.js';
 
 export interface RunningServer {
@@ -51,7 +51,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
     const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
-    const metrics = config.metricsPort === undefined ? undefined : new Metrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
+    const metrics = config.metricsPort === undefined ? undefined : await newMetrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
     const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
@@ -105,4 +105,13 @@ export async function startServer(config: Config, logger: Logger, options: Start
     await embedded?.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * prom-client, loaded only with metrics on: its process metrics load OpenTelemetry's API (for
+ * exemplars), and with METRICS_PORT=off neither is loaded at all.
+ */
+async function newMetrics(onCollectError: (series: string, error: unknown) => void): Promise<Metrics> {
+  const { Metrics } = await import('./shared/metrics/metrics.js');
+  return new Metrics(onCollectError);
 }

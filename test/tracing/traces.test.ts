@@ -164,7 +164,7 @@ describe('traces', () => {
     }
   }, 60_000);
 
-  it('without an OTLP endpoint no @opentelemetry module is loaded, and requests log no trace ids', async () => {
+  it('without an OTLP endpoint and with metrics off no @opentelemetry module is loaded, and requests log no trace ids', async () => {
     const modules = join(dir, 'modules-off.txt');
     const service = await startService(serviceEnv('off', withModuleRecorder(modules)), 30_000);
     try {
@@ -178,6 +178,23 @@ describe('traces', () => {
       expect(loaded.some((url) => url.includes('/node_modules/express/'))).toBe(true);
       // ...and nothing of OpenTelemetry.
       expect(loaded.filter((url) => url.includes('@opentelemetry') || url.includes('-in-the-middle'))).toEqual([]);
+      expect(service.stdout()).not.toContain('traceId');
+    } finally {
+      await service.kill();
+    }
+  }, 60_000);
+
+  it('without an OTLP endpoint but with metrics on, only the no-op OpenTelemetry API is loaded (prom-client needs it), never the SDK, an instrumentation, an exporter or a loader hook', async () => {
+    const modules = join(dir, 'modules-metrics.txt');
+    const service = await startService(serviceEnv('metrics', { METRICS_PORT: '0', ...withModuleRecorder(modules) }), 30_000);
+    try {
+      const res = await fetch(`${service.url}/api/v1/auth/config`, { headers: { traceparent: newTraceparent().header } });
+      expect(res.status).toBe(200);
+      expect(await waitFor(() => service.stdout().includes('"/api/v1/auth/config"'), 5_000)).toBe(true);
+      const loaded = loadedModules(modules);
+      expect(loaded.some((url) => url.includes('/node_modules/prom-client/'))).toBe(true);
+      const otel = loaded.filter((url) => url.includes('@opentelemetry') || url.includes('-in-the-middle'));
+      expect(otel.filter((url) => !url.includes('/node_modules/@opentelemetry/api/'))).toEqual([]);
       expect(service.stdout()).not.toContain('traceId');
     } finally {
       await service.kill();

@@ -1,5 +1,8 @@
 import type { Express, Request, Response } from 'express';
-import { UNMATCHED_ROUTE, type Metrics } from './metrics.js';
+import type { Metrics } from './metrics.js';
+
+/** The `route` of a request that no route template matched (unknown paths, bodies refused before routing). */
+const UNMATCHED_ROUTE = '(unmatched)';
 
 type Layer = { rawPath?: unknown; route?: { path: unknown }; handle?: { stack?: Layer[] } };
 

@@ -1,8 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** The `route` of a request that no route template matched (unknown paths, bodies refused before routing). */
-export const UNMATCHED_ROUTE = '(unmatched)';
-
 /**
  * Seconds; from a fast cached answer (a few hundred microseconds) to the bcrypt of a sign-in under
  * load (hundreds of milliseconds) and the slowest uploads.
@@ -92,7 +89,7 @@ export class Metrics {
     });
   }
 
-  /** One finished HTTP response; `route` is a template or UNMATCHED_ROUTE, never a raw path. */
+  /** One finished HTTP response; `route` is a template or HttpMetrics' `(unmatched)`, never a raw path. */
   requestFinished(method: string, route: string, status: string, seconds: number): void {
     this.requestDuration.observe({ method, route, status }, seconds);
   }
