@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
+import { parseWebhooks, type WebhookConfig } from './webhooks.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -78,6 +79,10 @@ const envSchema = z.object({
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
+  WEBHOOK_URLS: z.string().default(''),
+  WEBHOOK_SECRET: z.string().optional(),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h'),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -137,6 +142,8 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
+  /** Signed event notifications (Standard Webhooks); off when `urls` is empty. */
+  webhooks: WebhookConfig;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -203,6 +210,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       conversionMinSends: e.SMS_CONVERSION_MIN_SENDS,
       countriesPerIpDaily: e.SEND_CODE_COUNTRIES_PER_IP_DAILY,
     },
+    problems,
+  );
+  const webhooks = parseWebhooks(
+    { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE },
     problems,
   );
   const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
@@ -284,6 +295,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    webhooks,
   });
 }
 
