@@ -9,6 +9,7 @@ import { startJanitor } from './db/janitor.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { Database } from './db/database.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
+import { WebhookDispatcher, type DispatcherOptions } from './modules/webhook/webhook.dispatcher.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
 import { redactUrl } from './shared/url.js';
@@ -28,6 +29,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   sms?: SmsProvider;
+  /** Told of every webhook try (for a metric): its event type and how it ended. */
+  onWebhookDelivery?: DispatcherOptions['onDelivery'];
 }
 
 /** Start-up: database (embedded or DATABASE_URL) -> migrations -> services -> app -> listen. */
@@ -49,12 +52,18 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
     const { express, apollo } = await createApp({ config, services, logger, ready });
     const stopJanitor = startJanitor(services.sweepers, logger);
+    const dispatcher = services.webhooks.enabled
+      ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: options.onWebhookDelivery })
+      : undefined;
+    // A commit that enqueued an event: look at the outbox now rather than at the next poll.
+    if (dispatcher) db.onCommit(() => services.webhooks.takeEnqueued() && dispatcher.nudge());
 
     const server: Server = express.listen(config.port, config.host);
     await once(server, 'listening');
     server.headersTimeout = 20_000;
     server.requestTimeout = 60_000;
     const { port } = server.address() as AddressInfo;
+    dispatcher?.start();
     const openOrmRef = orm;
     return {
       url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
@@ -73,6 +82,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
         await closed;
         clearInterval(sweep);
         logger.debug('http listener closed');
+        // Before the database closes: tries in flight are cut short and their rows given back.
+        await dispatcher?.stop();
         await apollo.stop();
         await services.close();
         logger.debug('services closed');
