@@ -33,7 +33,7 @@ export type TryOutcome =
 
 /** The `webhook_deliveries` table, the outbox: written in the changes' transactions, claimed and updated by the dispatcher. */
 export class WebhookRepository {
-  private readonly sql: { insert: string; claim: string; delivered: string; failed: string; release: string; retry: string; pending: string };
+  private readonly sql: { lockUser: string; insert: string; claim: string; delivered: string; failed: string; release: string; retry: string; pending: string };
 
   constructor(private readonly db: Database) {
     const w = db.names(WebhookDelivery);
@@ -41,6 +41,10 @@ export class WebhookRepository {
     const columns = (alias = '') => fields.map((f) => `${alias}${w[f]} as "${f}"`).join(', ');
     const pending = `'${WebhookDeliveryStatus.PENDING}'`;
     this.sql = {
+      // Held until the transaction ends: the user's events take their seq one transaction at a time,
+      // so that for one user seq order is commit order and no claim passes an event still uncommitted.
+      // (Every change locks its account's row before writing its event anyway; this holds without.)
+      lockUser: `select pg_advisory_xact_lock(hashtextextended($1, 0))`,
       // One statement for the event's rows (one per URL).
       insert: `insert into ${w.table} (${w.id}, ${w.eventType}, ${w.userKey}, ${w.payload}, ${w.url})
                select * from unnest($1::uuid[], $2::varchar[], $3::uuid[], $4::jsonb[], $5::text[])`,
@@ -78,6 +82,7 @@ export class WebhookRepository {
   /** Inside the caller's transaction: the rows commit with the change they tell of, or not at all. */
   async insert(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
+    for (const userKey of new Set(rows.map((r) => r.userKey))) await this.db.rows(this.sql.lockUser, [`webhook:${userKey}`], 'webhook_lock_user');
     await this.db.rows(
       this.sql.insert,
       [rows.map((r) => r.id), rows.map((r) => r.eventType), rows.map((r) => r.userKey), rows.map((r) => JSON.stringify(r.payload)), rows.map((r) => r.url)],
