@@ -21,7 +21,7 @@ export interface Received {
 }
 
 /** What the receiver answers: a status, or 'hang' (no answer until the test ends). */
-export type Answer = number | 'hang';
+type Answer = number | 'hang';
 
 export interface Receiver {
   url: string;

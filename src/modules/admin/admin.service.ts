@@ -13,10 +13,9 @@ import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventList, SecurityEventService } from '../security-event/security-event.service.js';
 import type { SecurityEventsPage } from '../security-event/security-event.inputs.js';
 import type { SessionService, SessionView } from '../session/session.service.js';
-import type { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import type { WebhookDeliveryView, WebhookService } from '../webhook/webhook.service.js';
 import { AccountStatus } from './account-status.js';
-import { encodeSearchCursor, type UserSearchInput } from './admin.inputs.js';
+import { encodeSearchCursor, type UserSearchInput, type WebhookDeliveriesInput } from './admin.inputs.js';
 
 /** An account as operators see it: the user, its role and block, and how many sessions it has live. */
 export interface AdminUserView extends OperatorView {
@@ -179,7 +178,7 @@ export class AdminService {
   }
 
   /** The webhook deliveries, newest first, of one status when given (ADMIN). */
-  webhookDeliveries(principal: Principal, status: WebhookDeliveryStatus | undefined, page: Page<string>): Promise<Paged<WebhookDeliveryView>> {
+  webhookDeliveries(principal: Principal, { status, page }: WebhookDeliveriesInput): Promise<Paged<WebhookDeliveryView>> {
     this.authorize(principal, Role.ADMIN);
     return this.deps.webhooks.list(status, page);
   }

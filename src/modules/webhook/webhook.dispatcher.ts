@@ -6,7 +6,7 @@ import type { TryOutcome } from './webhook.repository.js';
 import type { ClaimedDelivery, WebhookService } from './webhook.service.js';
 
 /** How a try ended, for a metric: delivered, failed (to be retried), or failed for the last time. */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'dead';
+type DeliveryOutcome = 'delivered' | 'failed' | 'dead';
 
 export interface DispatcherOptions {
   /** `whsec_` + base64: the Standard Webhooks signing secret. */
