@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { withRole } from '../admin/support.js';
+import { runAdminTool, withRole } from '../admin/support.js';
 import { restUpload, solid } from '../avatar/support.js';
 import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
@@ -95,6 +95,14 @@ describe('webhook events, from real API calls, signed by the Standard Webhooks s
     expect(updates[1]).toMatchObject({ nickname: 'Grace', avatarUrl: upload.body.avatarUrl, role: 'USER' });
     expect(updates[2]).toMatchObject({ nickname: 'Grace', avatarUrl: upload.body.avatarUrl, role: 'SUPPORT' });
     expectNoSecrets([user.accessToken, admin.accessToken]);
+  });
+
+  it('user.updated for a role granted from the command line (npm run admin), sent by the running service', async () => {
+    const user = await registerUser(t);
+    const run = await runAdminTool(['grant', user.phone, 'ADMIN'], t.dataDir, webhookEnv([receiver.url]));
+    expect(run.code).toBe(0);
+    const events = await eventsAbout(user.userId, 3);
+    expect(events[2]).toMatchObject({ type: 'user.updated', data: { user: { id: user.userId, role: 'ADMIN' } } });
   });
 
   it('session.revoked: one session for a logout or a revoked session, all for logout everywhere, a password change, a reset', async () => {
