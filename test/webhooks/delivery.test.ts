@@ -40,7 +40,12 @@ const warnLines = (t: TestServer) =>
     .filter((line) => /^webhook delivery failed/.test(line.msg));
 
 describe('retries: a non-2xx answer', () => {
-  const t = useTestServer(() => webhookEnv([receiver.url]), { captureLogs: true });
+  /** What the dispatcher told its onDelivery hook (the metrics' hook), per try. */
+  const outcomes: [string, string][] = [];
+  const t = useTestServer(() => webhookEnv([receiver.url]), { captureLogs: true, onWebhookDelivery: (type, outcome) => void outcomes.push([type, outcome]) });
+  beforeEach(() => {
+    outcomes.length = 0;
+  });
 
   it('is tried again on the schedule with the same webhook-id, and delivered once the receiver answers 2xx', async () => {
     const tries = new Map<string, number>();
@@ -66,6 +71,11 @@ describe('retries: a non-2xx answer', () => {
       [40, 1, 500],
       [40, 2, 500],
     ]);
+    expect(outcomes).toEqual([
+      ['session.revoked', 'failed'],
+      ['session.revoked', 'failed'],
+      ['session.revoked', 'delivered'],
+    ]);
   });
 
   it('is DEAD after the last try of the schedule, with the last status and error', async () => {
@@ -74,6 +84,7 @@ describe('retries: a non-2xx answer', () => {
     expect(await waitFor(async () => (await rows(t))[0]?.status === 'DEAD', 5000, 20)).toBe(true);
     expect((await rows(t))[0]).toMatchObject({ status: 'DEAD', attempts: 3, last_status: 503, last_error: 'HTTP 503' });
     expect(receiver.received).toHaveLength(3);
+    expect(outcomes.map(([, outcome]) => outcome)).toEqual(['failed', 'failed', 'dead']);
     const lines = warnLines(t).slice(-3);
     expect(lines.map((l) => l.msg)).toEqual(['webhook delivery failed; will retry', 'webhook delivery failed; will retry', 'webhook delivery failed for the last time: DEAD']);
     // Nothing more is tried.

@@ -6,8 +6,8 @@ import { waitFor } from '../helpers/wait.js';
 import { startReceiver, webhookEnv, type Receiver } from './support.js';
 
 const started: TestServer[] = [];
-async function start(env: Record<string, string>): Promise<TestServer> {
-  const t = await startTestServer(env);
+async function start(env: Record<string, string>, onWebhookDelivery?: (eventType: string, outcome: string) => void): Promise<TestServer> {
+  const t = await startTestServer(env, { onWebhookDelivery });
   started.push(t);
   return t;
 }
@@ -41,13 +41,17 @@ describe('several instances on one database', () => {
   it('deliver each event exactly once, in order per user, while both send', async () => {
     const receiver = await receive();
     const env = webhookEnv([receiver.url]);
-    const [a, b] = [await start(env), await start(env)];
+    const sent = { a: 0, b: 0 };
+    const [a, b] = [await start(env, () => sent.a++), await start(env, () => sent.b++)];
     const users = Array.from({ length: 20 }, () => randomUUID());
     await Promise.all([enqueue(a, users, 200), enqueue(b, users, 200)]);
     expect(await waitFor(async () => (await count(a, 'DELIVERED')) === 400, 20_000, 50)).toBe(true);
     const ids = receiver.received.map((r) => r.id);
     expect(ids).toHaveLength(400);
     expect(new Set(ids).size).toBe(400);
+    // Both sent: each event went out from one of them, none from both.
+    expect(sent.a + sent.b).toBe(400);
+    expect(Math.min(sent.a, sent.b)).toBeGreaterThan(0);
     // Per user, the order of the outbox.
     const bySeq = await a.sql<{ id: string; user_key: string }>('select id, user_key from webhook_deliveries order by seq');
     for (const user of users) {
@@ -85,6 +89,8 @@ describe('several instances on one database', () => {
     expect((await first.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: { nickname: 'Quick' } })).status).toBe(200);
     expect(Date.now() - before).toBeLessThan(1000);
     expect(await waitFor(() => hanging.received.length > 0, 5000, 10)).toBe(true);
+    // user.created, session.created and user.updated: the first hangs, the others wait behind it.
+    expect(await first.server.services.webhooks.pendingCount()).toBe(3);
     const stopping = Date.now();
     await first.stop();
     started.splice(started.indexOf(first), 1);
