@@ -104,6 +104,31 @@ describe('several instances on one database', () => {
   });
 });
 
+describe('a lease', () => {
+  it("keeps a row claimed by an instance that died from every other until it runs out, then the row is sent", async () => {
+    const receiver = await receive();
+    const t = await start(webhookEnv([receiver.url]));
+    await t.sql('truncate webhook_deliveries');
+    const userId = randomUUID();
+    await enqueue(t, [userId], 2);
+    expect(await waitFor(async () => (await count(t, 'DELIVERED')) === 2, 5000, 20)).toBe(true);
+    // As a claim that crashed mid-try leaves it: PENDING, due, leased for 1.5 s more; and one behind it.
+    const [row] = await t.sql<{ id: string }>(
+      `insert into webhook_deliveries (id, event_type, user_key, payload, url, locked_until)
+       values (gen_random_uuid(), 'session.revoked', $1::uuid, jsonb_build_object('userId', $1::text, 'all', true), $2, now() + interval '1500 ms') returning id`,
+      [userId, receiver.url],
+    );
+    await enqueue(t, [userId], 1);
+    const leasedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.received).toHaveLength(2);
+    expect(await waitFor(async () => (await count(t, 'DELIVERED')) === 4, 5000, 20)).toBe(true);
+    expect(receiver.received[2]!.id).toBe(row!.id);
+    expect(receiver.received[2]!.at - leasedAt).toBeGreaterThanOrEqual(1400);
+    expect(receiver.received).toHaveLength(4);
+  });
+});
+
 describe('the outbox and the change commit together', () => {
   let t: TestServer;
   let receiver: Receiver;
