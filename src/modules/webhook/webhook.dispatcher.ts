@@ -45,6 +45,8 @@ export class WebhookDispatcher {
   /** Whether the last claim took fewer rows than it asked for: then a finished try may have made the next one due. */
   private drained = true;
   private wake: (() => void) | undefined;
+  /** A wake-up that came while the loop was not paused (claiming): the next pause is skipped. */
+  private woken = false;
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -62,13 +64,14 @@ export class WebhookDispatcher {
 
   /** Looks for due rows now (this instance enqueued some and committed). */
   nudge(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.woken = true;
   }
 
   /** Stops claiming, cuts the tries in flight short and gives their rows back; resolves when done. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    this.wake?.();
+    this.nudge();
     await this.loop;
     await Promise.all(this.sending);
     await this.service.release(this.interrupted).catch((error: unknown) => {
@@ -98,7 +101,10 @@ export class WebhookDispatcher {
 
   /** Until the poll interval passes or something wakes the loop. */
   private pause(): Promise<void> {
-    if (this.stopping.signal.aborted) return Promise.resolve();
+    if (this.stopping.signal.aborted || this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, this.pollMs);
       function done() {
@@ -113,10 +119,12 @@ export class WebhookDispatcher {
   }
 
   private track(delivery: ClaimedDelivery): void {
-    const sent = this.send(delivery).finally(() => {
-      this.sending.delete(sent);
-      if (this.drained || this.sending.size <= this.concurrency / 2) this.wake?.();
-    });
+    const sent = this.send(delivery)
+      .catch((error: unknown) => this.options.logger.warn({ err: error, webhookId: delivery.id }, 'a webhook try failed unexpectedly; it is made again after its lease'))
+      .finally(() => {
+        this.sending.delete(sent);
+        if (this.drained || this.sending.size <= this.concurrency / 2) this.nudge();
+      });
     this.sending.add(sent);
   }
 
