@@ -73,7 +73,8 @@ export class WebhookRepository {
                where ${w.id} = $1`,
       // A try cut short by the instance stopping: due again at once, elsewhere or after the restart.
       release: `update ${w.table} set ${w.lockedUntil} = null where ${w.id} = any($1::uuid[])`,
-      retry: `update ${w.table} set ${w.status} = ${pending}, ${w.nextAttemptAt} = now(), ${w.lockedUntil} = null
+      // The lease stays: a row being tried right now is not sent a second time at once.
+      retry: `update ${w.table} set ${w.status} = ${pending}, ${w.nextAttemptAt} = now()
               where ${w.id} = $1 returning ${columns()}`,
       pending: `select count(*)::int as "count" from ${w.table} where ${w.status} = ${pending}`,
     };
