@@ -97,7 +97,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     audience: config.jwt.audience,
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
-  const webhooks = new WebhookService(new WebhookRepository(db), config.webhooks.urls);
+  const webhooks = new WebhookService(new WebhookRepository(db), config.webhooks.urls, config.webhooks.retentionDays);
   const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
   const audit = new AuditLogService(new AuditLogRepository(db), config.auditLog.retentionDays);
   const sessions = new SessionService(new SessionRepository(db), webhooks, {
@@ -158,7 +158,7 @@ export async function createServices(config: Config, db: Database, logger: Logge
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, events, audit, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -83,6 +83,7 @@ const envSchema = z.object({
   WEBHOOK_SECRET: z.string().optional(),
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h'),
+  WEBHOOK_RETENTION_DAYS: int(1, 36500).default(30),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -213,7 +214,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     problems,
   );
   const webhooks = parseWebhooks(
-    { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE },
+    { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE, retentionDays: e.WEBHOOK_RETENTION_DAYS },
     problems,
   );
   const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);

@@ -9,6 +9,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** The waits before the 2nd, 3rd, ... try, in ms; after the last one fails the delivery is DEAD. */
   retryScheduleMs: number[];
+  /** DELIVERED and DEAD deliveries older than this are swept by the janitor; PENDING ones are kept. */
+  retentionDays: number;
 }
 
 interface WebhookEnvironment {
@@ -16,6 +18,7 @@ interface WebhookEnvironment {
   secret?: string;
   timeoutMs: number;
   retrySchedule: string;
+  retentionDays: number;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -40,7 +43,7 @@ export function parseWebhooks(e: WebhookEnvironment, problems: string[]): Webhoo
   if (retryScheduleMs.length === 0 || retryScheduleMs.some((ms) => ms === undefined)) {
     problems.push('WEBHOOK_RETRY_SCHEDULE: must be a comma-separated list of waits such as 5s,30s,2m,10m,30m,2h,8h (units ms, s, m, h)');
   }
-  return { urls, secret, timeoutMs: e.timeoutMs, retryScheduleMs: retryScheduleMs.filter((ms) => ms !== undefined) };
+  return { urls, secret, timeoutMs: e.timeoutMs, retryScheduleMs: retryScheduleMs.filter((ms) => ms !== undefined), retentionDays: e.retentionDays };
 }
 
 function isHttpUrl(value: string): boolean {

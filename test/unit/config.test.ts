@@ -116,7 +116,14 @@ describe('configuration', () => {
 
   it('sends webhooks only when WEBHOOK_URLS is set, signed with a whsec_ secret, on the contract schedule by default', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    expect(loadConfig({}).webhooks).toEqual({ urls: [], secret: '', timeoutMs: 5000, retryScheduleMs: [5000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 28_800_000] });
+    expect(loadConfig({}).webhooks).toEqual({
+      urls: [],
+      secret: '',
+      timeoutMs: 5000,
+      retryScheduleMs: [5000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 28_800_000],
+      retentionDays: 30,
+    });
+    expect(loadConfig({ WEBHOOK_RETENTION_DAYS: '7' }).webhooks.retentionDays).toBe(7);
     const on = loadConfig({ WEBHOOK_URLS: ' http://127.0.0.1:9000/hook , https://user:pw@hooks.example.com/in ', WEBHOOK_SECRET: secret });
     expect(on.webhooks.urls).toEqual(['http://127.0.0.1:9000/hook', 'https://user:pw@hooks.example.com/in']);
     expect(on.webhooks.secret).toBe(secret);
@@ -145,6 +152,7 @@ describe('configuration', () => {
     }
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
     expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: 'soon' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
   });
 
   it('reads booleans and numbers from strings and freezes the result', () => {

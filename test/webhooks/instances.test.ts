@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { sweepExpired } from '../../src/db/janitor.js';
 import { registerUser } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -177,6 +178,21 @@ describe('the outbox and the change commit together', () => {
       'session.created',
       'user.updated',
     ]);
+  });
+
+  it('the janitor sweeps DELIVERED and DEAD deliveries after WEBHOOK_RETENTION_DAYS, never a PENDING one', async () => {
+    await t.sql('truncate webhook_deliveries');
+    for (let i = 0; i < 4; i++) {
+      await t.server.db.transaction(() => t.server.services.webhooks.enqueue({ type: 'user.deleted', data: { userId: randomUUID() } }));
+    }
+    expect(await waitFor(async () => (await count(t, 'DELIVERED')) === 4, 5000, 20)).toBe(true);
+    const [old, dead, pending] = (await t.sql<{ id: string }>('select id from webhook_deliveries order by seq')).map((r) => r.id);
+    await t.sql(`update webhook_deliveries set created_at = now() - interval '31 days' where id = any($1::uuid[])`, [[old, dead, pending]]);
+    await t.sql(`update webhook_deliveries set status = 'DEAD' where id = $1`, [dead]);
+    await t.sql(`update webhook_deliveries set status = 'PENDING', next_attempt_at = now() + interval '1 hour' where id = $1`, [pending]);
+    const swept = await sweepExpired(t.server.services.sweepers);
+    expect(swept.webhookDeliveries).toBe(2);
+    expect((await t.sql<{ id: string }>('select id from webhook_deliveries order by seq')).map((r) => r.id)).toEqual([pending, expect.any(String)]);
   });
 
   it('with no WEBHOOK_URLS, nothing is written to the outbox', async () => {

@@ -18,6 +18,8 @@ import type { WebhookDeliveryStatus } from './webhook-delivery-status.js';
 })
 // The operators' list by status, newest first.
 @Index({ name: 'webhook_deliveries_status_seq_idx', properties: ['status', 'seq'] })
+// The retention sweep deletes by age.
+@Index({ name: 'webhook_deliveries_created_at_idx', properties: ['createdAt'] })
 export class WebhookDelivery {
   [OptionalProps]?: 'seq' | 'status' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'lockedUntil' | 'createdAt' | 'deliveredAt';
 

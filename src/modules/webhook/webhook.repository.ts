@@ -110,6 +110,11 @@ export class WebhookRepository {
     return this.db.one<DeliveryRow & Record<string, unknown>>(this.sql.retry, [id]);
   }
 
+  /** Delivered and DEAD rows created before `date`; PENDING ones stay, however old. */
+  deleteFinishedBefore(date: Date): Promise<number> {
+    return this.db.em().nativeDelete(WebhookDelivery, { status: { $ne: WebhookDeliveryStatus.PENDING }, createdAt: { $lt: date } });
+  }
+
   async pendingCount(): Promise<number> {
     return (await this.db.one<{ count: number }>(this.sql.pending, [], 'webhook_pending'))!.count;
   }

@@ -45,6 +45,7 @@ export class WebhookService {
   constructor(
     private readonly deliveries: WebhookRepository,
     private readonly urls: readonly string[],
+    private readonly retentionDays: number,
   ) {}
 
   get enabled(): boolean {
@@ -88,6 +89,11 @@ export class WebhookService {
   /** Deliveries not yet delivered nor DEAD (for a gauge). */
   pendingCount(): Promise<number> {
     return this.deliveries.pendingCount();
+  }
+
+  /** DELIVERED and DEAD deliveries older than the retention period (the janitor's); PENDING ones are kept. */
+  async sweepExpired(): Promise<Record<string, number>> {
+    return { webhookDeliveries: await this.deliveries.deleteFinishedBefore(new Date(Date.now() - this.retentionDays * 86400_000)) };
   }
 
   /** Newest first, a page at a time, of one status when given. */
