@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -16,6 +16,7 @@ import { smsPumpingBench } from './sms-pumping.bench.js';
 import { startupBench } from './startup.bench.js';
 import { statsBench } from './stats.bench.js';
 import { tracingBench } from './tracing.bench.js';
+import { webhooksBench } from './webhooks.bench.js';
 import { CPUS, freshDatabase, printTable, SERVICE_ENV, startService, type Row } from './support.js';
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -67,6 +68,7 @@ try {
   await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
   await section('admin-search', () => adminSearchBench(adminUrl, 4715));
   await section('password', () => passwordBench(service));
+  await section('webhooks', () => webhooksBench(adminUrl, 4716));
 } finally {
   await service.stop();
 }

@@ -9,6 +9,7 @@ import { startJanitor } from './db/janitor.js';
 import { migrate, openOrm, type MikroORM } from './db/orm.js';
 import { Database } from './db/database.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
+import { WebhookDispatcher, type DispatcherOptions } from './modules/webhook/webhook.dispatcher.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
 import { startMetricsListener, type MetricsListener } from './shared/metrics/metrics-listener.js';
@@ -34,6 +35,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   sms?: SmsProvider;
+  /** Told of every webhook try (for a metric): its event type and how it ended. */
+  onWebhookDelivery?: DispatcherOptions['onDelivery'];
 }
 
 /** Start-up: database (embedded or DATABASE_URL) -> migrations -> services -> app -> listen. */
@@ -57,6 +60,12 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
     const { express, apollo } = await createApp({ config, services, logger, ready, metrics });
     const stopJanitor = startJanitor(services.sweepers, logger);
+    const dispatcher = services.webhooks.enabled
+      ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: deliveryListener(metrics, options.onWebhookDelivery) })
+      : undefined;
+    if (dispatcher) metrics?.setWebhookPendingCollector(() => services.webhooks.pendingCount());
+    // A commit that enqueued an event: look at the outbox now rather than at the next poll.
+    if (dispatcher) db.onCommit(() => services.webhooks.takeEnqueued() && dispatcher.nudge());
 
     const server: Server = express.listen(config.port, config.host);
     await once(server, 'listening');
@@ -70,6 +79,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       });
     }
     const metricsOpen = metricsListener;
+    dispatcher?.start();
     const openOrmRef = orm;
     return {
       url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
@@ -91,6 +101,8 @@ export async function startServer(config: Config, logger: Logger, options: Start
         clearInterval(sweep);
         logger.debug('http listener closed');
         await metricsOpen?.close();
+        // Before the database closes: tries in flight are cut short and their rows given back.
+        await dispatcher?.stop();
         await apollo.stop();
         await services.close();
         logger.debug('services closed');
@@ -105,6 +117,17 @@ export async function startServer(config: Config, logger: Logger, options: Start
     await embedded?.stop().catch(() => undefined);
     throw error;
   }
+}
+
+type DeliveryListener = NonNullable<DispatcherOptions['onDelivery']>;
+
+/** What hears each webhook try's outcome: the `webhook_deliveries_total` counter and the caller's listener. */
+function deliveryListener(metrics: Metrics | undefined, listener: DeliveryListener | undefined): DeliveryListener | undefined {
+  if (!metrics) return listener;
+  return (eventType, outcome) => {
+    metrics.webhookDelivered(eventType, outcome);
+    listener?.(eventType, outcome);
+  };
 }
 
 /**

@@ -27,6 +27,8 @@ import { PublicConfigService } from './modules/public-config/public-config.servi
 import { StatsRepository } from './modules/stats/stats.repository.js';
 import { StatsService } from './modules/stats/stats.service.js';
 import { UsageService } from './modules/stats/usage.service.js';
+import { WebhookRepository } from './modules/webhook/webhook.repository.js';
+import { WebhookService } from './modules/webhook/webhook.service.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
 import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
@@ -52,6 +54,8 @@ export interface Services {
   publicConfig: PublicConfigService;
   stats: StatsService;
   usage: UsageService;
+  /** The webhook outbox: the changes' services write to it, the dispatcher (server.ts) sends from it. */
+  webhooks: WebhookService;
   sms: SmsProvider;
   /** The access-token keys: the JWKS route publishes them; they reload when their files change. */
   signingKeys: SigningKeys;
@@ -103,9 +107,10 @@ export async function createServices(
     audience: config.jwt.audience,
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
+  const webhooks = new WebhookService(new WebhookRepository(db), config.webhooks.urls, config.webhooks.retentionDays);
   const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
   const audit = new AuditLogService(new AuditLogRepository(db), config.auditLog.retentionDays);
-  const sessions = new SessionService(new SessionRepository(db), {
+  const sessions = new SessionService(new SessionRepository(db), webhooks, {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
   });
@@ -131,6 +136,7 @@ export async function createServices(
     passwords,
     avatarStorage,
     events,
+    webhooks,
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
@@ -150,7 +156,7 @@ export async function createServices(
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
-    admin: new AdminService({ db, accounts, sessions, events, audit }),
+    admin: new AdminService({ db, accounts, sessions, events, audit, webhooks }),
     sessions,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
@@ -159,10 +165,11 @@ export async function createServices(
     publicConfig: new PublicConfigService(config, SERVICE_VERSION),
     stats: new StatsService(accounts, sessions, statsRepository),
     usage: new UsageService(statsRepository),
+    webhooks,
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, events, audit, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
 import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
+import { parseWebhooks, type WebhookConfig } from './webhooks.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
@@ -85,6 +86,11 @@ const envSchema = z.object({
     .transform((v) => (v === 'off' ? v : Number(v)))
     .optional(),
   ...TRACING_ENV,
+  WEBHOOK_URLS: z.string().default(''),
+  WEBHOOK_SECRET: z.string().optional(),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h'),
+  WEBHOOK_RETENTION_DAYS: int(1, 36500).default(30),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -151,6 +157,8 @@ export interface Config {
   metricsPort?: number;
   /** OpenTelemetry tracing; unset (no OTLP endpoint, or the SDK disabled): nothing of it is loaded. */
   tracing?: TracingConfig;
+  /** Signed event notifications (Standard Webhooks); off when `urls` is empty. */
+  webhooks: WebhookConfig;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -217,6 +225,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       conversionMinSends: e.SMS_CONVERSION_MIN_SENDS,
       countriesPerIpDaily: e.SEND_CODE_COUNTRIES_PER_IP_DAILY,
     },
+    problems,
+  );
+  const webhooks = parseWebhooks(
+    { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE, retentionDays: e.WEBHOOK_RETENTION_DAYS },
     problems,
   );
   const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
@@ -301,6 +313,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
     tracing,
+    webhooks,
   });
 }
 

@@ -87,6 +87,15 @@ export class Database {
     return (await this.rows<T>(text, values, name))[0];
   }
 
+  /**
+   * Calls `listener` after every commit of a transaction of this process, outer ones only (those
+   * that `transaction()` joined commit with them). It runs no query: a cue, such as "look at the
+   * outbox now".
+   */
+  onCommit(listener: () => void): void {
+    this.orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => listener() });
+  }
+
   /** Whether the database answers a query now (readiness). */
   ping(): Promise<boolean> {
     return this.pool.query('select 1').then(

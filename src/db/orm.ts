@@ -14,6 +14,7 @@ import { UserMeeting } from '../modules/stats/user-meeting.entity.js';
 import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
 import { SecurityEvent } from '../modules/security-event/security-event.entity.js';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.js';
+import { WebhookDelivery } from '../modules/webhook/webhook-delivery.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
@@ -24,6 +25,7 @@ import { Migration20261125010000 } from './migrations/Migration20261125010000.js
 import { Migration20261125020000 } from './migrations/Migration20261125020000.js';
 import { Migration20261125030000 } from './migrations/Migration20261125030000.js';
 import { Migration20261125040000 } from './migrations/Migration20261125040000.js';
+import { Migration20261125050000 } from './migrations/Migration20261125050000.js';
 
 export interface OrmOptions {
   url: string;
@@ -51,13 +53,14 @@ const migrations = [
   { name: 'Migration20261125020000', class: Migration20261125020000 },
   { name: 'Migration20261125030000', class: Migration20261125030000 },
   { name: 'Migration20261125040000', class: Migration20261125040000 },
+  { name: 'Migration20261125050000', class: Migration20261125050000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

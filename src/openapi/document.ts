@@ -27,6 +27,8 @@ import {
   SessionJson,
   UserJson,
   UserStatsJson,
+  WebhookDeliveryJson,
+  WebhookDeliveryListJson,
 } from './shapes.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -184,6 +186,18 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/admin/audit-log', summary: 'The audit log of operator actions, newest first (ADMIN)', auth: 'bearer',
     query: PAGE('Entries'),
     ok: { status: 200, schema: AuditLogJson, description: 'A page of entries' }, errors: ['VALIDATION_FAILED', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/admin/webhook-deliveries', summary: 'Webhook deliveries, newest first (ADMIN)', auth: 'bearer',
+    query: [
+      { name: 'status', description: 'Only deliveries with this status', schema: { type: 'string', enum: ['PENDING', 'DELIVERED', 'DEAD'] } },
+      ...PAGE('Deliveries'),
+    ],
+    ok: { status: 200, schema: WebhookDeliveryListJson, description: 'A page of deliveries' }, errors: ['VALIDATION_FAILED', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/webhook-deliveries/{id}/retry', summary: 'Send a delivery once more, due now (ADMIN; audited as WEBHOOK_RETRIED)', auth: 'bearer',
+    ok: { status: 200, schema: WebhookDeliveryJson, description: 'The delivery, PENDING' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/internal/meeting-usage', summary: 'Meeting usage report (service to service; off without INTERNAL_API_KEY)', auth: 'internal', body: MeetingUsageSchema,

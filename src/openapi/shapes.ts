@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SecurityEventType, SignInMethod } from '../modules/security-event/security-event-type.js';
 import { Role } from '../modules/account/role.js';
 import { AuditAction } from '../modules/audit/audit-action.js';
+import { WebhookDeliveryStatus } from '../modules/webhook/webhook-delivery-status.js';
 import { ErrorCode } from '../shared/errors/app-error.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
@@ -138,6 +139,23 @@ const AuditEntryJson = z.object({
 
 export const AuditLogJson = z.object({ items: z.array(AuditEntryJson).describe('Newest first'), nextCursor });
 export type AuditLogJson = z.infer<typeof AuditLogJson>;
+
+export const WebhookDeliveryJson = z.object({
+  id: z.uuid().describe('The webhook-id header the receiver sees, the same on every try'),
+  eventType: z.string().describe('user.created, user.updated, user.deleted, user.blocked, user.unblocked, session.created or session.revoked'),
+  url: z.string().describe('The receiver, with any credentials in it redacted'),
+  status: z.enum(WebhookDeliveryStatus),
+  attempts: z.int().describe('Tries made'),
+  lastStatus: z.int().nullable().describe("The last try's HTTP status; null when it got no answer"),
+  lastError: z.string().nullable().describe('Why the last try failed'),
+  nextAttemptAt: timestamp.describe('When a PENDING delivery is next tried (once the events of its user before it are delivered)'),
+  createdAt: timestamp,
+  deliveredAt: timestamp.nullable(),
+});
+export type WebhookDeliveryJson = z.infer<typeof WebhookDeliveryJson>;
+
+export const WebhookDeliveryListJson = z.object({ items: z.array(WebhookDeliveryJson).describe('Newest first'), nextCursor });
+export type WebhookDeliveryListJson = z.infer<typeof WebhookDeliveryListJson>;
 
 export const HealthJson = z.object({ status: z.literal('ok') });
 

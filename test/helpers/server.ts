@@ -6,7 +6,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 import { pino } from 'pino';
 import { HttpClient } from './http.js';
 import { testServerLogger } from './suite-log.js';
@@ -41,6 +41,8 @@ export interface TestServerOptions {
    * the suite (test/global-teardown.mjs), as client input must never cause one.
    */
   expectFaults?: boolean;
+  /** Told of every webhook try, as a metric would be. */
+  onWebhookDelivery?: StartOptions['onWebhookDelivery'];
 }
 
 /**
@@ -77,7 +79,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         : undefined,
     options.expectFaults ?? false,
   );
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, { onWebhookDelivery: options.onWebhookDelivery });
   const outbox = async () => {
     const text = await readFile(outboxFile, 'utf8').catch(() => '');
     return text
@@ -100,7 +102,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async reset() {
       // Users are deleted, not truncated: their security events stay (user nulled, as after an
       // account deletion), so that test/global-teardown.mjs can search every event of the suite.
-      await server.db.rows('truncate sessions, refresh_tokens, verification_codes, rate_limits cascade');
+      await server.db.rows('truncate sessions, refresh_tokens, verification_codes, rate_limits, webhook_deliveries cascade');
       await server.db.rows('delete from users');
       await writeFile(outboxFile, '');
     },

@@ -127,6 +127,47 @@ describe('configuration', () => {
     expect(() => loadConfig({ GRAPHQL_EXPLORER: 'playground' })).toThrow(/GRAPHQL_EXPLORER/);
   });
 
+  it('sends webhooks only when WEBHOOK_URLS is set, signed with a whsec_ secret, on the contract schedule by default', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(loadConfig({}).webhooks).toEqual({
+      urls: [],
+      secret: '',
+      timeoutMs: 5000,
+      retryScheduleMs: [5000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 28_800_000],
+      retentionDays: 30,
+    });
+    expect(loadConfig({ WEBHOOK_RETENTION_DAYS: '7' }).webhooks.retentionDays).toBe(7);
+    const on = loadConfig({ WEBHOOK_URLS: ' http://127.0.0.1:9000/hook , https://user:pw@hooks.example.com/in ', WEBHOOK_SECRET: secret });
+    expect(on.webhooks.urls).toEqual(['http://127.0.0.1:9000/hook', 'https://user:pw@hooks.example.com/in']);
+    expect(on.webhooks.secret).toBe(secret);
+    const fast = loadConfig({ WEBHOOK_URLS: 'http://127.0.0.1:9000/', WEBHOOK_SECRET: secret, WEBHOOK_TIMEOUT_MS: '200', WEBHOOK_RETRY_SCHEDULE: '50ms,1s,2m,1h' });
+    expect(fast.webhooks.timeoutMs).toBe(200);
+    expect(fast.webhooks.retryScheduleMs).toEqual([50, 1000, 120_000, 3_600_000]);
+    expect(Object.isFrozen(fast.webhooks.retryScheduleMs)).toBe(true);
+  });
+
+  it('refuses webhook settings that cannot work, saying which and why', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const url = 'http://127.0.0.1:9000/hook';
+    expect(() => loadConfig({ WEBHOOK_URLS: url })).toThrow(/WEBHOOK_SECRET: required when WEBHOOK_URLS is set/);
+    expect(() => loadConfig({ WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_SECRET: set without WEBHOOK_URLS/);
+    for (const bad of ['not-a-secret', Buffer.alloc(32, 7).toString('base64'), 'whsec_', 'whsec_%%%%', `whsec_${Buffer.alloc(8).toString('base64')}`]) {
+      expect(() => loadConfig({ WEBHOOK_URLS: url, WEBHOOK_SECRET: bad })).toThrow(/WEBHOOK_SECRET: must be whsec_ followed by the base64/);
+    }
+    expect(() => loadConfig({ WEBHOOK_URLS: 'ftp://example.com/x', WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_URLS: ftp:\/\/example.com\/x is not an http\(s\) URL/);
+    expect(() => loadConfig({ WEBHOOK_URLS: 'hooks.example.com', WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_URLS/);
+    // A URL's credentials are not repeated in the message, which ends up in logs.
+    expect(() => loadConfig({ WEBHOOK_URLS: 'gopher://user:hunter2@example.com/', WEBHOOK_SECRET: secret })).toThrow(/gopher:\/\/\*\*\*@example.com/);
+    expect(() => loadConfig({ WEBHOOK_URLS: 'gopher://user:hunter2@example.com/', WEBHOOK_SECRET: secret })).not.toThrow(/hunter2/);
+    expect(() => loadConfig({ WEBHOOK_URLS: `${url},${url}`, WEBHOOK_SECRET: secret })).toThrow(/WEBHOOK_URLS: a URL is listed twice/);
+    for (const schedule of ['5 seconds', '5s,,', '5s,-1m', '1d', ',']) {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: schedule })).toThrow(/WEBHOOK_RETRY_SCHEDULE: must be a comma-separated list of waits/);
+    }
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '10' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: 'soon' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+  });
+
   it('reads booleans and numbers from strings and freezes the result', () => {
     const config = loadConfig({ REGISTRATION_ENABLED: 'false', CODE_TTL_SECONDS: '120' });
     expect(config.registrationEnabled).toBe(false);

@@ -14,6 +14,7 @@ import type { AvatarStorage } from '../avatar/avatar-storage.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
+import type { WebhookService } from '../webhook/webhook.service.js';
 import type { ChangePasswordInput } from './account.inputs.js';
 import type { AccountRepository, NewUser, SearchPosition, UserSearch } from './account.repository.js';
 import { normaliseNickname } from './nickname.js';
@@ -42,6 +43,8 @@ export interface AccountDependencies {
   passwords: PasswordCheck;
   avatarStorage: AvatarStorage;
   events: SecurityEventService;
+  /** The webhook outbox: every change of an account is an event, written in the change's transaction. */
+  webhooks: WebhookService;
   logger: Logger;
   defaultPhoneRegion: string;
 }
@@ -77,10 +80,14 @@ export class AccountService {
     return user;
   }
 
-  /** `undefined` when another account has the phone (a concurrent sign-up won). */
-  async createIfAbsent(user: NewUser): Promise<UserView | undefined> {
-    const created = await this.deps.accounts.createIfAbsent(user);
-    return created && view(created);
+  /** `undefined` when another account has the phone (a concurrent sign-up won); `user.created` with the account. */
+  createIfAbsent(user: NewUser): Promise<UserView | undefined> {
+    return this.deps.db.transaction(async () => {
+      const created = await this.deps.accounts.createIfAbsent(user);
+      if (!created) return undefined;
+      await this.webhook('user.created', view(created));
+      return view(created);
+    });
   }
 
   /**
@@ -125,6 +132,7 @@ export class AccountService {
       if (!changed) return undefined;
       if (changed.previous !== role) {
         await events.record({ type: SecurityEventType.ROLE_CHANGED, userId: id, phone: changed.user.phone, client });
+        await this.webhook('user.updated', view(changed.user));
       }
       return { user: operatorView(changed.user), previous: changed.previous };
     });
@@ -143,7 +151,10 @@ export class AccountService {
    */
   async setBlock(id: string, block: { reason: string } | null): Promise<{ user: OperatorView; wasBlocked: boolean } | undefined> {
     const changed = await this.deps.accounts.setBlock(id, block);
-    return changed && { user: operatorView(changed.user), wasBlocked: changed.wasBlocked };
+    if (!changed) return undefined;
+    // A block of a blocked account (a new reason) or an unblock of an active one is no event.
+    if (changed.wasBlocked !== Boolean(block)) await this.webhook(block ? 'user.blocked' : 'user.unblocked', view(changed.user));
+    return { user: operatorView(changed.user), wasBlocked: changed.wasBlocked };
   }
 
   /** The accounts with a role above USER, oldest first. */
@@ -176,6 +187,7 @@ export class AccountService {
   async replaceAvatarKey(userId: string, avatarKey: string): Promise<{ user: UserView; previousKey: string | null }> {
     const replaced = await this.deps.accounts.replaceAvatarKey(userId, avatarKey);
     if (!replaced) throw gone();
+    if (replaced.previousKey !== avatarKey) await this.webhook('user.updated', view(replaced.user));
     return { user: view(replaced.user), previousKey: replaced.previousKey };
   }
 
@@ -190,7 +202,10 @@ export class AccountService {
     const normalised = normaliseNickname(nickname);
     const user = await db.transaction(async () => {
       const changed = await accounts.setNickname(principal.userId, normalised);
-      if (changed) await this.deps.events.recordOwn(SecurityEventType.PROFILE_CHANGED, principal, client);
+      if (changed) {
+        await this.deps.events.recordOwn(SecurityEventType.PROFILE_CHANGED, principal, client);
+        await this.webhook('user.updated', view(changed));
+      }
       return changed;
     });
     if (!user) throw gone();
@@ -265,6 +280,7 @@ export class AccountService {
       const user = await accounts.findById(id);
       if (!user) return undefined;
       await record(view(user));
+      await this.deps.webhooks.enqueue({ type: 'user.deleted', data: { userId: id } });
       const row = await accounts.delete(id);
       await codes.discardAll(user.phone);
       return row;
@@ -276,6 +292,11 @@ export class AccountService {
       });
     }
     return true;
+  }
+
+  /** A `user.*` event about `user`, in the caller's transaction. */
+  private webhook(type: 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked', user: UserView): Promise<void> {
+    return this.deps.webhooks.enqueue({ type, data: { user } });
   }
 
   /**

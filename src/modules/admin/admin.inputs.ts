@@ -5,6 +5,8 @@ import { requiredString } from '../../shared/validation.js';
 import { isUuid } from '../../shared/uuid.js';
 import type { SearchPosition } from '../account/account.repository.js';
 import { Role } from '../account/role.js';
+import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
+import { webhookCursor } from '../webhook/webhook.service.js';
 import { AccountStatus } from './account-status.js';
 
 /** 1-500 characters once trimmed (the service checks the trimmed length, for GraphQL too). */
@@ -82,3 +84,24 @@ export const UserSearchArgsSchema = z
 /** The audit log's pages: `?cursor=&limit=` on REST, `adminAuditLog(first, after)` on GraphQL. */
 export const AuditLogQuerySchema = pageQuery(auditCursor.field);
 export const AuditLogArgsSchema = pageArgs(auditCursor.field);
+
+const deliveryStatus = z.enum(WebhookDeliveryStatus, { error: `must be one of ${Object.values(WebhookDeliveryStatus).join(', ')}` });
+
+export interface WebhookDeliveriesInput {
+  status?: WebhookDeliveryStatus;
+  page: Page<string>;
+}
+
+/** REST: `GET /admin/webhook-deliveries?status=&cursor=&limit=`; an empty parameter reads as absent. */
+export const WebhookDeliveriesQuerySchema = z
+  .object({
+    status: z.preprocess(emptyAsAbsent, deliveryStatus.optional()),
+    cursor: z.preprocess(emptyAsAbsent, webhookCursor.field.optional()),
+    limit: z.preprocess(emptyAsAbsent, limitField.default(20)),
+  })
+  .transform(({ status, cursor, limit }): WebhookDeliveriesInput => ({ status, page: { after: cursor, limit } }));
+
+/** GraphQL: `adminWebhookDeliveries(status, first, after)`, the same rules. */
+export const WebhookDeliveriesArgsSchema = z
+  .object({ status: deliveryStatus.nullish(), after: webhookCursor.field.nullish(), first: limitField.nullish() })
+  .transform(({ status, after, first }): WebhookDeliveriesInput => ({ status: status ?? undefined, page: { after: after ?? undefined, limit: first ?? 20 } }));

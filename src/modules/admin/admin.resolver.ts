@@ -9,9 +9,11 @@ import { SecurityEventConnectionType } from '../security-event/security-event.ty
 import { SessionType } from '../session/session.types.js';
 import type { SessionView } from '../session/session.service.js';
 import { AccountStatus } from './account-status.js';
-import { AuditLogArgsSchema, UserSearchArgsSchema } from './admin.inputs.js';
+import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
+import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
+import { AuditLogArgsSchema, UserSearchArgsSchema, WebhookDeliveriesArgsSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
-import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType } from './admin.types.js';
+import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType, WebhookDeliveryConnectionType, WebhookDeliveryType } from './admin.types.js';
 
 /**
  * Refuses, before anything is read or recorded, a request whose `AdminUser.securityEvents` pages
@@ -97,6 +99,23 @@ export class AdminResolver {
     const principal = await ctx.principal();
     ctx.services.admin.authorize(principal, Role.ADMIN);
     return toConnection(await ctx.services.admin.auditLog(principal, parseInput(AuditLogArgsSchema, { first, after })));
+  }
+
+  @Query(() => WebhookDeliveryConnectionType, { description: 'Webhook deliveries, newest first, of one status when given (ADMIN; first: 1-100, default 20)' })
+  async adminWebhookDeliveries(
+    @Arg('status', () => WebhookDeliveryStatus, { nullable: true }) status: WebhookDeliveryStatus | null,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<WebhookDeliveryConnectionType> {
+    const principal = await ctx.principal();
+    ctx.services.admin.authorize(principal, Role.ADMIN);
+    return toConnection(await ctx.services.admin.webhookDeliveries(principal, parseInput(WebhookDeliveriesArgsSchema, { status, first, after })));
+  }
+
+  @Mutation(() => WebhookDeliveryType, { description: 'Sends a delivery once more, due now (ADMIN); audited as WEBHOOK_RETRIED' })
+  async adminRetryWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookDeliveryView> {
+    return ctx.services.admin.retryWebhookDelivery(await ctx.principal(), id, ctx.client);
   }
 
   @Mutation(() => AdminUserType, { description: 'Blocks the account and ends its sessions (ADMIN); reason 1-500 characters' })

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { AdminUserJson, AdminUserListJson, AuditLogJson } from '../../openapi/shapes.js';
+import type { AdminUserJson, AdminUserListJson, AuditLogJson, WebhookDeliveryJson, WebhookDeliveryListJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
@@ -12,7 +12,8 @@ import type { AuditEntryView } from '../audit/audit-log.service.js';
 import { SecurityEventsQuerySchema } from '../security-event/security-event.inputs.js';
 import { securityEventListToJson } from '../security-event/security-event.routes.js';
 import { sessionToJson } from '../session/session.routes.js';
-import { AuditLogQuerySchema, BlockUserSchema, SetRoleSchema, UserSearchQuerySchema } from './admin.inputs.js';
+import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
+import { AuditLogQuerySchema, BlockUserSchema, SetRoleSchema, UserSearchQuerySchema, WebhookDeliveriesQuerySchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
@@ -31,6 +32,19 @@ function userListToJson({ items, nextCursor }: Paged<AdminUserView>): AdminUserL
 
 function auditLogToJson({ items, nextCursor }: Paged<AuditEntryView>): AuditLogJson {
   return { items: items.map(({ node }) => ({ ...node, at: node.at.toISOString() })), nextCursor };
+}
+
+function deliveryToJson(delivery: WebhookDeliveryView): WebhookDeliveryJson {
+  return {
+    ...delivery,
+    nextAttemptAt: delivery.nextAttemptAt.toISOString(),
+    createdAt: delivery.createdAt.toISOString(),
+    deliveredAt: delivery.deliveredAt?.toISOString() ?? null,
+  };
+}
+
+function deliveryListToJson({ items, nextCursor }: Paged<WebhookDeliveryView>): WebhookDeliveryListJson {
+  return { items: items.map(({ node }) => deliveryToJson(node)), nextCursor };
 }
 
 /**
@@ -85,6 +99,13 @@ export function adminRoutes({ admin, authenticator }: Services): Router {
   router.get('/audit-log', signedIn, async (req, res) => {
     admin.authorize(caller(res), Role.ADMIN);
     res.json(auditLogToJson(await admin.auditLog(caller(res), parseInput(AuditLogQuerySchema, req.query))));
+  });
+  router.get('/webhook-deliveries', signedIn, async (req, res) => {
+    admin.authorize(caller(res), Role.ADMIN);
+    res.json(deliveryListToJson(await admin.webhookDeliveries(caller(res), parseInput(WebhookDeliveriesQuerySchema, req.query))));
+  });
+  router.post('/webhook-deliveries/:id/retry', signedIn, async (req, res) => {
+    res.json(deliveryToJson(await admin.retryWebhookDelivery(caller(res), id(req.params), clientInfo(req))));
   });
   return router;
 }

@@ -13,8 +13,9 @@ import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventList, SecurityEventService } from '../security-event/security-event.service.js';
 import type { SecurityEventsPage } from '../security-event/security-event.inputs.js';
 import type { SessionService, SessionView } from '../session/session.service.js';
+import type { WebhookDeliveryView, WebhookService } from '../webhook/webhook.service.js';
 import { AccountStatus } from './account-status.js';
-import { encodeSearchCursor, type UserSearchInput } from './admin.inputs.js';
+import { encodeSearchCursor, type UserSearchInput, type WebhookDeliveriesInput } from './admin.inputs.js';
 
 /** An account as operators see it: the user, its role and block, and how many sessions it has live. */
 export interface AdminUserView extends OperatorView {
@@ -28,6 +29,7 @@ export interface AdminDependencies {
   sessions: SessionService;
   events: SecurityEventService;
   audit: AuditLogService;
+  webhooks: WebhookService;
 }
 
 /** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
@@ -173,6 +175,28 @@ export class AdminService {
   auditLog(principal: Principal, page: Page<string>): Promise<Paged<AuditEntryView>> {
     this.authorize(principal, Role.ADMIN);
     return this.deps.audit.list(page);
+  }
+
+  /** The webhook deliveries, newest first, of one status when given (ADMIN). */
+  webhookDeliveries(principal: Principal, { status, page }: WebhookDeliveriesInput): Promise<Paged<WebhookDeliveryView>> {
+    this.authorize(principal, Role.ADMIN);
+    return this.deps.webhooks.list(status, page);
+  }
+
+  /** Sends a delivery once more, due now (ADMIN); WEBHOOK_RETRIED in the same transaction. */
+  async retryWebhookDelivery(principal: Principal, id: string, client: ClientInfo): Promise<WebhookDeliveryView> {
+    this.authorize(principal, Role.ADMIN);
+    return this.deps.db.transaction(async () => {
+      const delivery = await this.deps.webhooks.retry(id);
+      await this.deps.audit.record({
+        action: AuditAction.WEBHOOK_RETRIED,
+        actorId: principal.userId,
+        targetUserId: null,
+        detail: { deliveryId: delivery.id, eventType: delivery.eventType, url: delivery.url },
+        client,
+      });
+      return delivery;
+    });
   }
 
   /**

@@ -2,11 +2,13 @@ import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
 import { AuditAction } from '../audit/audit-action.js';
+import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import { connectionOf, type Connection } from '../../graphql/connection.js';
 import { AccountStatus } from './account-status.js';
 
 registerEnumType(AccountStatus, { name: 'AccountStatus', description: 'Whether an operator has blocked the account' });
 registerEnumType(AuditAction, { name: 'AuditAction', description: 'What an operator did' });
+registerEnumType(WebhookDeliveryStatus, { name: 'WebhookDeliveryStatus', description: 'Where a webhook delivery stands' });
 
 @ObjectType('AdminUser', { description: 'An account as operators (SUPPORT, ADMIN) see it' })
 export class AdminUserType extends UserType {
@@ -49,3 +51,39 @@ export class AuditEntryType {
 
 export const AuditEntryConnectionType = connectionOf('AuditEntry', AuditEntryType, 'The audit log, newest first');
 export type AuditEntryConnectionType = Connection<AuditEntryType>;
+
+@ObjectType('WebhookDelivery', { description: 'One event sent (or to be sent) to one webhook URL' })
+export class WebhookDeliveryType {
+  @Field(() => ID, { description: 'The webhook-id header the receiver sees, the same on every try' })
+  id!: string;
+
+  @Field({ description: 'user.created, user.updated, user.deleted, user.blocked, user.unblocked, session.created or session.revoked' })
+  eventType!: string;
+
+  @Field({ description: 'The receiver, with any credentials in it redacted' })
+  url!: string;
+
+  @Field(() => WebhookDeliveryStatus)
+  status!: WebhookDeliveryStatus;
+
+  @Field(() => Int, { description: 'Tries made' })
+  attempts!: number;
+
+  @Field(() => Int, { nullable: true, description: "The last try's HTTP status; null when it got no answer" })
+  lastStatus!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the last try failed' })
+  lastError!: string | null;
+
+  @Field(() => DateTimeResolver, { description: 'When a PENDING delivery is next tried (once the events of its user before it are delivered)' })
+  nextAttemptAt!: Date;
+
+  @Field(() => DateTimeResolver)
+  createdAt!: Date;
+
+  @Field(() => DateTimeResolver, { nullable: true })
+  deliveredAt!: Date | null;
+}
+
+export const WebhookDeliveryConnectionType = connectionOf('WebhookDelivery', WebhookDeliveryType, 'Webhook deliveries, newest first');
+export type WebhookDeliveryConnectionType = Connection<WebhookDeliveryType>;

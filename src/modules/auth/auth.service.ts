@@ -237,7 +237,7 @@ export class AuthService {
         // An account deleted meanwhile took the session with it; the event then belongs to no one,
         // as the deletion would have left it.
         const present = await accounts.lock(userId);
-        await sessions.revoke(sessionId);
+        if (present) await sessions.revoke(userId, sessionId);
         await events.record({ type: SecurityEventType.REFRESH_REUSE, userId: present ? userId : null, phone: user?.phone, sessionId, client });
       });
     }
@@ -251,7 +251,7 @@ export class AuthService {
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
       if (allSessions) await sessions.revokeAllOf(principal.userId);
-      else await sessions.revoke(principal.sessionId);
+      else await sessions.revoke(principal.userId, principal.sessionId);
       await events.recordOwn(SecurityEventType.LOGOUT, principal, client);
     });
   }
@@ -303,7 +303,7 @@ export class AuthService {
     const [issued, user] = await db.transaction(async () => {
       const account = await accounts.recordSignIn(userId);
       if (!account) throw method === SignInMethod.CODE ? codeGone() : invalidCredentials();
-      const session = await sessions.create(userId, client);
+      const session = await sessions.create(userId, client, method.toLowerCase());
       await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: phone.e164, sessionId: session.sessionId, client });
       return [session, account] as const;
     });

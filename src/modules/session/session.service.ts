@@ -3,6 +3,7 @@ import type { ClientInfo } from '../../shared/http/request-context.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import { isUuid } from '../../shared/uuid.js';
 import { toUserView, type UserView } from '../account/user.view.js';
+import type { WebhookService } from '../webhook/webhook.service.js';
 import type { SessionRepository } from './session.repository.js';
 
 export interface SessionView {
@@ -35,14 +36,18 @@ export interface SessionSettings {
  * Sessions live in the database, so revocation is immediate on every instance. A session's refresh
  * token is single use: rotation marks it used with a conditional update (one concurrent winner), and
  * a used token presented again after the grace window revokes the whole session.
+ * A sign-in's session and every revocation are webhook events (`session.created`, `session.revoked`),
+ * written in the caller's transaction; a rotation is neither.
  */
 export class SessionService {
   constructor(
     private readonly sessions: SessionRepository,
+    private readonly webhooks: WebhookService,
     private readonly settings: SessionSettings,
   ) {}
 
-  async create(userId: string, client: ClientInfo): Promise<IssuedRefresh> {
+  /** A sign-in's session (`method`: how it signed in, as the `session.created` event says), in the caller's transaction. */
+  async create(userId: string, client: ClientInfo, method: string): Promise<IssuedRefresh> {
     const sessionId = randomUUID();
     const refreshToken = randomToken();
     await this.sessions.create({
@@ -53,6 +58,7 @@ export class SessionService {
       refreshTokenHash: sha256Hex(refreshToken),
       ttlSeconds: this.settings.refreshTtlSeconds,
     });
+    await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method } });
     return { sessionId, userId, refreshToken };
   }
 
@@ -105,20 +111,26 @@ export class SessionService {
 
   /** Revokes one live session of this user; false when there is none with that id (any other text included). */
   async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
-    return isUuid(sessionId) && this.sessions.revokeOwn(userId, sessionId);
+    const revoked = isUuid(sessionId) && (await this.sessions.revokeOwn(userId, sessionId));
+    if (revoked) await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId: sessionId.toLowerCase() } });
+    return revoked;
   }
 
   /** Ends every session of the user except `keepSessionId`. */
-  revokeOthers(userId: string, keepSessionId: string): Promise<void> {
-    return this.sessions.revokeAllOf(userId, keepSessionId);
+  async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
+    await this.sessions.revokeAllOf(userId, keepSessionId);
+    await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, all: true } });
   }
 
-  revoke(sessionId: string): Promise<void> {
-    return this.sessions.revoke(sessionId);
+  /** One session of `userId`. */
+  async revoke(userId: string, sessionId: string): Promise<void> {
+    await this.sessions.revoke(sessionId);
+    await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId } });
   }
 
-  revokeAllOf(userId: string): Promise<void> {
-    return this.sessions.revokeAllOf(userId);
+  async revokeAllOf(userId: string): Promise<void> {
+    await this.sessions.revokeAllOf(userId);
+    await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, all: true } });
   }
 
   sweepExpired(): Promise<Record<string, number>> {
