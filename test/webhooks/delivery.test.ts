@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { randomUUID } from 'node:crypto';
 import { registerUser } from '../helpers/factories.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 import { eventsOf, startReceiver, webhookEnv, type Receiver } from './support.js';
 
 let receiver: Receiver;
@@ -158,4 +158,43 @@ describe('refused connections (a receiver that is down)', () => {
     expect(await waitFor(async () => (await rows(t))[0]?.status === 'DEAD', 5000, 20)).toBe(true);
     expect((await rows(t))[0]).toMatchObject({ attempts: 3, last_status: null, last_error: 'ECONNREFUSED' });
   });
+});
+
+describe('a receiver that keeps failing', () => {
+  let downUrl = '';
+  let downPort = 0;
+  beforeAll(async () => {
+    const down = await startReceiver();
+    downUrl = down.url;
+    downPort = Number(new URL(down.url).port);
+    await down.close();
+  });
+  const outcomes: string[] = [];
+  const t = useTestServer(() => webhookEnv([downUrl], { WEBHOOK_RETRY_SCHEDULE: Array(10).fill('100ms').join(',') }), {
+    captureLogs: true,
+    onWebhookDelivery: (_type, outcome) => void outcomes.push(outcome),
+  });
+
+  it('is held back after 20 failed tries in a row: its deliveries wait, tried one at a time as probes, and all go once it answers', async () => {
+    const users = Array.from({ length: 30 }, () => randomUUID());
+    for (const user of users) await enqueue(t, user);
+    // Tried on their schedule, these 30 deliveries would make 330 tries in about a second, all DEAD.
+    await sleep(2500);
+    // Before the receiver is held: 20 failures, plus the tries in flight then (at most one per
+    // delivery); after: probes at 0.5 s, then 1 s later, then 2 s later.
+    expect(outcomes.length).toBeGreaterThanOrEqual(20);
+    expect(outcomes.length).toBeLessThanOrEqual(50 + 3);
+    expect(outcomes).not.toContain('dead');
+    expect((await rows(t)).filter((row) => row.status !== 'PENDING')).toEqual([]);
+    expect(t.logs()).toContain('webhook receiver keeps failing');
+
+    const back = await startReceiver(downPort);
+    try {
+      expect(await waitFor(async () => (await rows(t)).every((row) => row.status === 'DELIVERED'), 15_000, 50)).toBe(true);
+      expect(new Set(back.delivered().map((r) => r.id)).size).toBe(30);
+      expect(t.logs()).toContain('webhook receiver answers again');
+    } finally {
+      await back.close();
+    }
+  }, 30_000);
 });

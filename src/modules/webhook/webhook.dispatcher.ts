@@ -27,12 +27,35 @@ export interface DispatcherOptions {
 const LEASE_MARGIN_MS = 10_000;
 
 /**
+ * Failed tries in a row after which a receiver is held back: its deliveries then wait, and one of
+ * them is tried as a probe after HELD_FIRST_PROBE_MS, then after twice as long, up to HELD_MAX_PROBE_MS.
+ */
+const HELD_AFTER_FAILURES = 20;
+const HELD_FIRST_PROBE_MS = 500;
+const HELD_MAX_PROBE_MS = 30_000;
+
+/** A receiver's failed tries in a row, and when it is held back, when its next probe may go. */
+interface ReceiverHealth {
+  failures: number;
+  probeInMs: number;
+  nextProbeAt: number;
+  probing: boolean;
+}
+
+/**
  * Sends the outbox's rows, off every request's path. A small loop claims due rows (a short
  * statement with SKIP LOCKED and a lease, so that instances never send one row at once and a crashed
  * instance's rows come back after the lease), posts each outside any transaction, signed by the
  * Standard Webhooks library, and records the outcome: DELIVERED on 2xx, else one more attempt,
  * due again after the schedule's next wait, or DEAD after the last. At least once: a row whose
  * outcome was not recorded (a crash) is sent again, with the same `webhook-id`.
+ *
+ * A receiver that failed HELD_AFTER_FAILURES tries in a row (down, refusing, answering 5xx) is held
+ * back: its deliveries are claimed no more, except one at a time as a probe, at growing intervals;
+ * the first probe that succeeds lets them all go again. Without this, a dead receiver with thousands
+ * of deliveries waiting would have each of them tried on its schedule, a failed request, an update
+ * and a log line apiece, on the CPU of the instance's requests. A held delivery is tried later than
+ * its schedule says, and only the probes count tries towards DEAD.
  */
 export class WebhookDispatcher {
   private readonly signer: Webhook;
@@ -48,6 +71,8 @@ export class WebhookDispatcher {
   /** A wake-up that came while the loop was not paused (claiming): the next pause is skipped. */
   private woken = false;
   private loop: Promise<void> | undefined;
+  /** The receivers whose last tries failed, by URL; a receiver leaves it with its first success. */
+  private readonly failing = new Map<string, ReceiverHealth>();
 
   constructor(
     private readonly service: WebhookService,
@@ -86,9 +111,11 @@ export class WebhookDispatcher {
       const free = this.concurrency - this.sending.size;
       if (free >= lowWater || this.drained) {
         try {
-          const claimed = free > 0 ? await this.service.claim(free, leaseMs) : [];
+          const held = this.heldReceivers();
+          const claimed = free > 0 ? await this.service.claim(free, leaseMs, held) : [];
           this.drained = claimed.length < free;
           for (const delivery of claimed) this.track(delivery);
+          await this.probe(held, leaseMs);
           // More may be due: claim again as soon as slots are free.
           if (!this.drained && this.sending.size < this.concurrency) continue;
         } catch (error) {
@@ -97,6 +124,54 @@ export class WebhookDispatcher {
       }
       await this.pause();
     }
+  }
+
+  /** The URLs held back: failed HELD_AFTER_FAILURES tries in a row and not answered since. */
+  private heldReceivers(): string[] {
+    const held: string[] = [];
+    for (const [url, health] of this.failing) if (health.failures >= HELD_AFTER_FAILURES) held.push(url);
+    return held;
+  }
+
+  /** Claims one delivery of each held receiver whose next probe is due and has none in flight. */
+  private async probe(held: readonly string[], leaseMs: number): Promise<void> {
+    const now = Date.now();
+    for (const url of held) {
+      const health = this.failing.get(url)!;
+      if (health.probing || now < health.nextProbeAt || this.stopping.signal.aborted) continue;
+      const [delivery] = await this.service.claim(1, leaseMs, [], url);
+      if (!delivery) continue;
+      health.probing = true;
+      this.track(delivery, health);
+    }
+  }
+
+  /** Keeps count of a receiver's failures in a row; holds it back at HELD_AFTER_FAILURES, lets it go on a success. */
+  private tried(url: string, delivered: boolean): void {
+    const health = this.failing.get(url);
+    if (delivered) {
+      if (health && health.failures >= HELD_AFTER_FAILURES) {
+        this.options.logger.info({ url: redactUserinfo(url) }, 'webhook receiver answers again: its deliveries are sent');
+      }
+      this.failing.delete(url);
+      return;
+    }
+    if (!health) {
+      this.failing.set(url, { failures: 1, probeInMs: HELD_FIRST_PROBE_MS, nextProbeAt: 0, probing: false });
+      return;
+    }
+    health.failures++;
+    if (health.failures < HELD_AFTER_FAILURES) return;
+    if (health.failures === HELD_AFTER_FAILURES) {
+      this.options.logger.warn(
+        { url: redactUserinfo(url), failures: health.failures },
+        'webhook receiver keeps failing: its deliveries are held back, one probe at a time, until it answers',
+      );
+    } else if (health.probing) {
+      health.probeInMs = Math.min(health.probeInMs * 2, HELD_MAX_PROBE_MS);
+    }
+    health.probing = false;
+    health.nextProbeAt = Date.now() + health.probeInMs;
   }
 
   /** Until the poll interval passes or something wakes the loop. */
@@ -118,10 +193,16 @@ export class WebhookDispatcher {
     });
   }
 
-  private track(delivery: ClaimedDelivery): void {
+  /** `probe`: the health of the held receiver this try probes, whose next probe waits for its end. */
+  private track(delivery: ClaimedDelivery, probe?: ReceiverHealth): void {
     const sent = this.send(delivery)
       .catch((error: unknown) => this.options.logger.warn({ err: error, webhookId: delivery.id }, 'a webhook try failed unexpectedly; it is made again after its lease'))
       .finally(() => {
+        // A probe that ended without an outcome (the instance stopping, an unexpected failure): the next one is due later.
+        if (probe?.probing) {
+          probe.probing = false;
+          probe.nextProbeAt = Date.now() + probe.probeInMs;
+        }
         this.sending.delete(sent);
         if (this.drained || this.sending.size <= this.concurrency / 2) this.nudge();
       });
@@ -135,6 +216,7 @@ export class WebhookDispatcher {
       this.interrupted.push(delivery.id);
       return;
     }
+    this.tried(delivery.url, outcome.ok);
     const tries = delivery.attempts + 1;
     const recorded: TryOutcome = outcome.ok
       ? { delivered: true, status: outcome.status! }

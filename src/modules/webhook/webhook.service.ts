@@ -67,8 +67,9 @@ export class WebhookService {
     return was;
   }
 
-  async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return (await this.deliveries.claim(limit, leaseMs)).map((row) => ({
+  /** Due deliveries, leased for `leaseMs`: none to a URL of `skip`; only to `only` when given. */
+  async claim(limit: number, leaseMs: number, skip: readonly string[] = [], only?: string): Promise<ClaimedDelivery[]> {
+    return (await this.deliveries.claim(limit, leaseMs, skip, only)).map((row) => ({
       id: row.id,
       eventType: row.eventType,
       url: row.url,
