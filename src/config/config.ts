@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
+import { commaList } from './list.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
 import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
 import { parseWebhooks, type WebhookConfig } from './webhooks.js';
@@ -189,7 +190,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
     problems.push('JWT_SECRET: required when NODE_ENV=production (at least 32 random characters)');
   }
-  const keyFiles = (e.JWT_PRIVATE_KEYS_FILE ?? '').split(',').map((f) => f.trim()).filter(Boolean);
+  const keyFiles = commaList(e.JWT_PRIVATE_KEYS_FILE ?? '');
   if (e.JWT_ALGORITHM === 'HS256' && keyFiles.length > 0) {
     problems.push('JWT_PRIVATE_KEYS_FILE: only used with JWT_ALGORITHM=ES256 or EdDSA (HS256 signs with JWT_SECRET)');
   }
@@ -231,7 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE, retentionDays: e.WEBHOOK_RETENTION_DAYS },
     problems,
   );
-  const origins = e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = commaList(e.CORS_ORIGINS);
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   }
@@ -330,7 +331,7 @@ function parseTrustProxy(value: string): boolean | number | string[] | undefined
   if (v === 'false' || v === '0' || v === '') return false;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = commaList(v);
   return list.every((s) => /^[0-9a-fA-F:.]+(\/\d+)?$|^(loopback|linklocal|uniquelocal)$/.test(s)) ? list : undefined;
 }
 

@@ -1,3 +1,5 @@
+import { commaList } from './list.js';
+
 /**
  * Region codes are checked against CLDR's names (Intl) rather than libphonenumber, whose import would
  * cost a bad configuration's report ~40 ms: a region with no phone numbers is harmless here anyway.
@@ -30,20 +32,19 @@ interface SmsFraudEnvironment {
   countriesPerIpDaily: number;
 }
 
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
 
 /** The SMS pumping settings as read from the environment; bad ones are added to `problems`. */
 export function parseSmsFraud(e: SmsFraudEnvironment, problems: string[]): SmsFraudConfig {
-  const allowed = list(e.allowedCountries ?? e.defaultRegion);
+  const allowed = commaList(e.allowedCountries ?? e.defaultRegion);
   const unknown = allowed.filter((code) => code !== '*' && !isRegion(code));
   if (unknown.length > 0 || allowed.length === 0) {
     problems.push(`SMS_ALLOWED_COUNTRIES: must be * or a comma-separated list of regions such as CN,HK${unknown.length > 0 ? ` (not regions: ${unknown.join(', ')})` : ''}`);
   }
-  const blockedPrefixes = list(e.blockedPrefixes);
+  const blockedPrefixes = commaList(e.blockedPrefixes);
   const badPrefixes = blockedPrefixes.filter((p) => !/^\+\d{1,15}$/.test(p));
   if (badPrefixes.length > 0) problems.push(`SMS_BLOCKED_PREFIXES: must be E.164 prefixes such as +86170 (not: ${badPrefixes.join(', ')})`);
   const dailyBudget: Record<string, number> = {};
-  for (const entry of list(e.dailyBudget)) {
+  for (const entry of commaList(e.dailyBudget)) {
     const match = /^([A-Z]{2}|\*)=(\d+)$/.exec(entry);
     if (!match || (match[1] !== '*' && !isRegion(match[1]!))) {
       problems.push(`SMS_DAILY_BUDGET_PER_COUNTRY: ${entry} is not REGION=COUNT (CN=100000, *=500)`);

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { commaList } from './list.js';
 
 export interface WebhookConfig {
   /** The receivers; empty: webhooks are off and nothing is written to the outbox. */
@@ -22,11 +23,10 @@ interface WebhookEnvironment {
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
 
 /** The webhook settings as read from the environment; bad ones are added to `problems`. */
 export function parseWebhooks(e: WebhookEnvironment, problems: string[]): WebhookConfig {
-  const urls = list(e.urls);
+  const urls = commaList(e.urls);
   for (const url of urls) {
     if (!isHttpUrl(url)) problems.push(`WEBHOOK_URLS: ${url.replace(/\/\/[^@/]*@/, '//***@')} is not an http(s) URL`);
   }
