@@ -1,14 +1,10 @@
-/** A connection URL fit for logs and summaries: the password replaced by ***. */
-export function redactUrl(url: string): string {
+/**
+ * A URL fit for logs and summaries: the password replaced by ***, and with `username` the user
+ * name too (where it can be a token itself, as in a webhook receiver's URL).
+ */
+export function redactUrl(url: string, { username = false }: { username?: boolean } = {}): string {
   const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
-}
-
-/** A URL fit to show: its whole userinfo (a user name can be a token too) replaced by ***. */
-export function redactUserinfo(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.username) parsed.username = '***';
+  if (username && parsed.username) parsed.username = '***';
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
 }

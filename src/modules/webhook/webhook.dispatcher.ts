@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Logger } from '../../shared/logger.js';
-import { redactUserinfo } from '../../shared/url.js';
+import { redactUrl } from '../../shared/url.js';
 import { webhookBody } from './webhook-event.js';
 import type { TryOutcome } from './webhook.repository.js';
 import type { ClaimedDelivery, WebhookService } from './webhook.service.js';
@@ -151,7 +151,7 @@ export class WebhookDispatcher {
     const health = this.failing.get(url);
     if (delivered) {
       if (health && health.failures >= HELD_AFTER_FAILURES) {
-        this.options.logger.info({ url: redactUserinfo(url) }, 'webhook receiver answers again: its deliveries are sent');
+        this.options.logger.info({ url: redactUrl(url, { username: true }) }, 'webhook receiver answers again: its deliveries are sent');
       }
       this.failing.delete(url);
       return;
@@ -164,7 +164,7 @@ export class WebhookDispatcher {
     if (health.failures < HELD_AFTER_FAILURES) return;
     if (health.failures === HELD_AFTER_FAILURES) {
       this.options.logger.warn(
-        { url: redactUserinfo(url), failures: health.failures },
+        { url: redactUrl(url, { username: true }), failures: health.failures },
         'webhook receiver keeps failing: its deliveries are held back, one probe at a time, until it answers',
       );
     } else if (health.probing) {
@@ -230,7 +230,7 @@ export class WebhookDispatcher {
     if (!recorded.delivered) {
       const dead = recorded.retryInMs === undefined;
       logger.warn(
-        { webhookId: delivery.id, eventType: delivery.eventType, url: redactUserinfo(delivery.url), attempt: tries, status: recorded.status, error: recorded.error, retryInMs: recorded.retryInMs, timeoutMs },
+        { webhookId: delivery.id, eventType: delivery.eventType, url: redactUrl(delivery.url, { username: true }), attempt: tries, status: recorded.status, error: recorded.error, retryInMs: recorded.retryInMs, timeoutMs },
         dead ? 'webhook delivery failed for the last time: DEAD' : 'webhook delivery failed; will retry',
       );
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { bigintCursor, toPage, type Page, type Paged } from '../../shared/pagination.js';
-import { redactUserinfo } from '../../shared/url.js';
+import { redactUrl } from '../../shared/url.js';
 import { isUuid } from '../../shared/uuid.js';
 import type { WebhookDeliveryStatus } from './webhook-delivery-status.js';
 import { userOf, type WebhookEvent } from './webhook-event.js';
@@ -116,7 +116,7 @@ function toView(row: DeliveryRow): WebhookDeliveryView {
   return {
     id: row.id,
     eventType: row.eventType,
-    url: redactUserinfo(row.url),
+    url: redactUrl(row.url, { username: true }),
     status: row.status,
     attempts: row.attempts,
     lastStatus: row.lastStatus,
