@@ -6,9 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { ROOT, runService, startService, within } from './support.js';
+import { ROOT, runService, serviceProcessEnv, startService, within } from './support.js';
 
 let dir: string;
 beforeAll(() => {
@@ -18,15 +17,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const serviceEnv = (sub: string): Record<string, string> => ({
-  NODE_ENV: 'test',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-  DATA_DIR: join(dir, sub),
-  JWT_SECRET: TEST_JWT_SECRET,
-  SMS_PROVIDER: 'console',
-});
+const serviceEnv = (sub: string): Record<string, string> => serviceProcessEnv(join(dir, sub));
 
 /** The pids of a process's children, from /proc (Linux). */
 async function childrenOf(pid: number): Promise<number[]> {

@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
 import { waitFor } from '../helpers/wait.js';
 import pg from 'pg';
@@ -201,6 +202,23 @@ export async function freshRateLimits(): Promise<void> {
   const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
   await db.connect();
   await db.query('delete from rate_limits').finally(() => db.end());
+}
+
+/**
+ * The environment of a service process a test spawns: test mode on a free loopback port, the test
+ * worker's database, the test secret, `dataDir`, codes printed to standard output; `env` adds or overrides.
+ */
+export function serviceProcessEnv(dataDir: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
+    DATA_DIR: dataDir,
+    JWT_SECRET: TEST_JWT_SECRET,
+    SMS_PROVIDER: 'console',
+    ...env,
+  };
 }
 
 /** Starts the real service and waits (up to `ms`) for its start-up summary. */

@@ -8,9 +8,9 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { newPhone, TEST_JWT_SECRET } from '../helpers/server.js';
+import { newPhone } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { freshRateLimits, runService, signInByOutbox, startService, within, type ServiceProcess } from '../operability/support.js';
+import { freshRateLimits, runService, serviceProcessEnv, signInByOutbox, startService, within, type ServiceProcess } from '../operability/support.js';
 import { OtlpReceiver, type ReceivedSpan } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-traces-'));
@@ -42,18 +42,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const serviceEnv = (sub: string, env: Record<string, string> = {}): Record<string, string> => ({
-  NODE_ENV: 'test',
-  HOST: '127.0.0.1',
-  PORT: '0',
-  DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-  DATA_DIR: join(dir, sub),
-  JWT_SECRET: TEST_JWT_SECRET,
-  SMS_PROVIDER: 'file',
-  SMS_OUTBOX_FILE: outbox,
-  LOG_FORMAT: 'json',
-  ...env,
-});
+const serviceEnv = (sub: string, env: Record<string, string> = {}): Record<string, string> =>
+  serviceProcessEnv(join(dir, sub), { SMS_PROVIDER: 'file', SMS_OUTBOX_FILE: outbox, LOG_FORMAT: 'json', ...env });
 
 const withModuleRecorder = (file: string) => ({ NODE_OPTIONS: `--import=${pathToFileURL(recorder).href}`, TEST_MODULES_FILE: file });
 const loadedModules = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);

@@ -6,9 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { newPhone, startTestServer, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+import { newPhone, startTestServer, type TestServer } from '../helpers/server.js';
 import { sleep, waitFor } from '../helpers/wait.js';
-import { freshRateLimits, signInByOutbox, startService, type ServiceProcess } from '../operability/support.js';
+import { freshRateLimits, serviceProcessEnv, signInByOutbox, startService, type ServiceProcess } from '../operability/support.js';
 import { startReceiver, webhookEnv, type Receiver } from './support.js';
 
 let dir = '';
@@ -53,17 +53,7 @@ describe('an instance killed in the middle of a try', () => {
     const env = webhookEnv([receiver.url], { WEBHOOK_TIMEOUT_MS: '3000' });
     receiver.answer = () => 'hang';
     const outbox = join(dir, 'sms.jsonl');
-    killed = await startService({
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-      DATA_DIR: join(dir, 'data'),
-      JWT_SECRET: TEST_JWT_SECRET,
-      SMS_PROVIDER: 'file',
-      SMS_OUTBOX_FILE: outbox,
-      ...env,
-    });
+    killed = await startService(serviceProcessEnv(join(dir, 'data'), { SMS_PROVIDER: 'file', SMS_OUTBOX_FILE: outbox, ...env }));
     // (The service has migrated the worker's database by now.)
     await db.query('truncate webhook_deliveries');
     await freshRateLimits();
