@@ -138,7 +138,7 @@ describe.each(TRANSPORTS)('webhook deliveries for operators over %s', (transport
     expect((await rowsOf()).find((r) => r.id === target.id)!.attempts).toBe(4);
   });
 
-  it('is for ADMINs only: SUPPORT and USER are FORBIDDEN and change nothing; without a valid token UNAUTHENTICATED', async () => {
+  it('is for ADMINs only: SUPPORT and USER are FORBIDDEN and change nothing; without a valid token, or as a blocked ADMIN, UNAUTHENTICATED', async () => {
     const [target] = (await rowsOf()).filter((r) => r.status === 'DEAD');
     for (const caller of [support, user]) {
       refusal(await list(transport, caller.accessToken), transport, 'FORBIDDEN');
@@ -152,8 +152,12 @@ describe.each(TRANSPORTS)('webhook deliveries for operators over %s', (transport
       refusal(await list(transport, token), transport, 'UNAUTHENTICATED');
       refusal(await retry(transport, token, target!.id), transport, 'UNAUTHENTICATED');
     }
+    // A blocked ADMIN: the block ended its sessions, so its token no longer signs anything in.
+    await t.sql(`update users set blocked_at = now(), blocked_reason = 'x' where id = $1`, [admin.userId]);
+    refusal(await list(transport, admin.accessToken), transport, 'UNAUTHENTICATED');
+    refusal(await retry(transport, admin.accessToken, target!.id), transport, 'UNAUTHENTICATED');
     expect((await rowsOf()).find((r) => r.id === target!.id)!.status).toBe('DEAD');
-    expect(await audit([support, user])).toEqual([]);
+    expect(await audit([support, user, admin])).toEqual([]);
   });
 
   it('refuses bad input: a malformed id, an unknown one, a bad status, cursor or limit', async () => {
