@@ -4,7 +4,7 @@
  */
 export interface AuthMetrics {
   /** `outcome`: `success`, or the error code the caller got. */
-  signIn(method: 'code' | 'password' | 'passkey' | 'refresh' | 'mfa', outcome: string): void;
+  signIn(method: SignInMetricMethod, outcome: string): void;
   /**
    * `country`: the ISO region of the phone. `outcome`: `sent` (the provider took it), `failed` (surely
    * not sent), `uncertain` (a timeout or an unknown failure: it may have gone out), `budget_spent`
@@ -14,7 +14,8 @@ export interface AuthMetrics {
   sms(country: string, outcome: SmsOutcome): void;
 }
 
-type SmsOutcome = 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open';
+export type SignInMetricMethod = 'code' | 'password' | 'passkey' | 'refresh' | 'mfa';
+export type SmsOutcome = 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open';
 
 /** Metrics off: nothing is counted. */
 export const NO_AUTH_METRICS: AuthMetrics = { signIn: () => undefined, sms: () => undefined };

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AuthMetrics, SignInMetricMethod, SmsOutcome } from '../../modules/auth/auth-metrics.js';
 
 /**
  * Seconds; from a fast cached answer (a few hundred microseconds) to the bcrypt of a sign-in under
@@ -13,7 +14,7 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
  * no phone, id, token, address or raw path becomes a label. Domain services see only the few methods
  * they call (AuthMetrics, SmsMetrics, the limiter's `refused`), never prom-client.
  */
-export class Metrics {
+export class Metrics implements AuthMetrics {
   readonly registry = new Registry();
   private readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
@@ -98,11 +99,11 @@ export class Metrics {
     this.graphqlOperations.inc({ operation, type, outcome });
   }
 
-  signIn(method: 'code' | 'password' | 'passkey' | 'refresh' | 'mfa', outcome: string): void {
+  signIn(method: SignInMetricMethod, outcome: string): void {
     this.signIns.inc({ method, outcome });
   }
 
-  sms(country: string, outcome: 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open'): void {
+  sms(country: string, outcome: SmsOutcome): void {
     this.smsSent.inc({ country, outcome });
   }
 
