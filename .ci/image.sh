@@ -67,7 +67,7 @@ if ! command -v docker-compose >/dev/null 2>&1; then
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null) || true
 fi
 if command -v docker-compose >/dev/null 2>&1; then
-  JWT_SECRET=only-for-validating-the-compose-file docker-compose -f docker-compose.yml config -q
+  JWT_SECRET=only-for-validating-the-compose-file MFA_ENCRYPTION_KEY=only-for-validating docker-compose -f docker-compose.yml config -q
   echo "valid ($(docker-compose version --short 2>/dev/null || echo docker-compose))"
 else
   echo "docker-compose could not be installed; the file is still parsed below"
@@ -334,7 +334,8 @@ if (!accounts.build) fail('accounts must be built from the Dockerfile (build:)')
 if (accounts.container_name || accounts.ports) fail('accounts cannot have container_name or host ports: --scale needs neither');
 if (accounts.command || accounts.entrypoint) fail("accounts overrides the image's CMD/ENTRYPOINT: this check runs the Dockerfile's CMD");
 const jwtSecret = randomBytes(24).toString('hex');
-const interpolation = { JWT_SECRET: jwtSecret };
+const SECRET_KEYS = new Set(['JWT_SECRET', 'MFA_ENCRYPTION_KEY']);
+const interpolation = { JWT_SECRET: jwtSecret, MFA_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
 const interpolate = (value) =>
   String(value).replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, name, op, arg, bare) => {
     if (whole === '$$') return '$';
@@ -362,7 +363,7 @@ const env = { PATH: `${standin}:/usr/local/bin:/usr/bin:/bin`, HOME: path.join(W
 fs.mkdirSync(env.HOME, { recursive: true });
 const local = {};
 const swap = (key, value, why) => {
-  local[key] = `${key}: ${key === 'JWT_SECRET' ? '(set)' : env[key] ?? '(unset)'} -> ${value} (${why})`;
+  local[key] = `${key}: ${SECRET_KEYS.has(key) ? '(set)' : env[key] ?? '(unset)'} -> ${value} (${why})`;
   env[key] = value;
 };
 if (!env.DATABASE_URL || new URL(env.DATABASE_URL).hostname !== 'postgres') fail('DATABASE_URL should name the postgres service');
@@ -376,7 +377,7 @@ fs.mkdirSync(env.DATA_DIR, { recursive: true });
 swap('PORT', String(await freePort()), 'a free port here; the HEALTHCHECK reads PORT');
 for (const [k, v] of Object.entries(env)) {
   if (local[k]) say(local[k]);
-  else if (k !== 'PATH' && k !== 'HOME') say(`${k}=${k === 'JWT_SECRET' ? '(48 random characters)' : v}`);
+  else if (k !== 'PATH' && k !== 'HOME') say(`${k}=${SECRET_KEYS.has(k) ? '(random, not shown)' : v}`);
 }
 if (env.NODE_ENV !== 'production') fail(`NODE_ENV is ${env.NODE_ENV}, not production`);
 

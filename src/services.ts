@@ -40,6 +40,7 @@ import type { Logger } from './shared/logger.js';
 import type { Metrics } from './shared/metrics/metrics.js';
 import { redactUrl } from './shared/url.js';
 import { join } from 'node:path';
+import { AppError, ErrorCode } from './shared/errors/app-error.js';
 
 export interface Services {
   auth: AuthService;
@@ -141,7 +142,26 @@ export async function createServices(
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
   const auth = new AuthService(
-    { db, accounts, codes, sessions, tokens, hasher, limiter, passwords, sms, smsGuard, events, metrics },
+    {
+      db,
+      accounts,
+      codes,
+      sessions,
+      tokens,
+      hasher,
+      limiter,
+      passwords,
+      sms,
+      smsGuard,
+      events,
+      metrics,
+      // Replaced by the TOTP and passkey modules.
+      secondFactors: { challenge: async () => undefined, verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CODE, 'No second factor')) },
+      passkeys: {
+        options: async () => Promise.reject(new AppError(ErrorCode.NOT_FOUND, 'No passkeys')),
+        verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CREDENTIALS, 'No passkeys')),
+      },
+    },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
       registrationEnabled: config.registrationEnabled,

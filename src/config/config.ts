@@ -92,6 +92,18 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h'),
   WEBHOOK_RETENTION_DAYS: int(1, 36500).default(30),
+  MFA_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => mfaKeyBytes(v) !== undefined, 'must be 32 random bytes as 64 hex digits or base64 (openssl rand -base64 32)')
+    .optional(),
+  MFA_TOTP_ISSUER: z.string().min(1).max(64).default('Meeting'),
+  MFA_FAILURES_PER_ACCOUNT_HOURLY: int(1).default(20),
+  WEBAUTHN_RP_ID: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a host name such as example.com (no scheme or port)')
+    .default('localhost'),
+  WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Meeting'),
+  WEBAUTHN_ORIGINS: z.string().optional(),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -160,6 +172,14 @@ export interface Config {
   tracing?: TracingConfig;
   /** Signed event notifications (Standard Webhooks); off when `urls` is empty. */
   webhooks: WebhookConfig;
+  /**
+   * TOTP second factor. `encryptionKey`: the AES-256-GCM key of the stored TOTP secrets (32 bytes, as hex);
+   * unset outside production, one is generated into the data directory. `failuresPerAccountHourly`:
+   * wrong second-factor codes per account per hour, over all its mfaTokens and addresses.
+   */
+  mfa: { encryptionKey?: string; totpIssuer: string; failuresPerAccountHourly: number };
+  /** Passkeys: the relying party and the origins whose ceremonies are accepted. */
+  webauthn: { rpId: string; rpName: string; origins: string[] };
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -189,6 +209,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   }
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
     problems.push('JWT_SECRET: required when NODE_ENV=production (at least 32 random characters)');
+  }
+  if (e.NODE_ENV === 'production' && !e.MFA_ENCRYPTION_KEY) {
+    problems.push('MFA_ENCRYPTION_KEY: required when NODE_ENV=production (32 random bytes: openssl rand -base64 32)');
+  }
+  const webauthnOrigins = commaList(e.WEBAUTHN_ORIGINS ?? `http://localhost:${e.PORT}`);
+  for (const origin of webauthnOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`WEBAUTHN_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
   }
   const keyFiles = commaList(e.JWT_PRIVATE_KEYS_FILE ?? '');
   if (e.JWT_ALGORITHM === 'HS256' && keyFiles.length > 0) {
@@ -315,7 +342,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
     tracing,
     webhooks,
+    mfa: {
+      encryptionKey: e.MFA_ENCRYPTION_KEY === undefined ? undefined : mfaKeyBytes(e.MFA_ENCRYPTION_KEY)?.toString('hex'),
+      totpIssuer: e.MFA_TOTP_ISSUER,
+      failuresPerAccountHourly: e.MFA_FAILURES_PER_ACCOUNT_HOURLY,
+    },
+    webauthn: { rpId: e.WEBAUTHN_RP_ID, rpName: e.WEBAUTHN_RP_NAME, origins: webauthnOrigins },
   });
+}
+
+/** 32 bytes from 64 hex digits or from base64 / base64url; undefined for anything else. */
+function mfaKeyBytes(value: string): Buffer | undefined {
+  const v = value.trim();
+  const bytes = /^[0-9a-f]{64}$/i.test(v) ? Buffer.from(v, 'hex') : /^[A-Za-z0-9+/_-]{43}=?$/.test(v) ? Buffer.from(v, 'base64') : undefined;
+  return bytes?.length === 32 ? bytes : undefined;
 }
 
 function metricsPort(e: Environment): number | undefined {

@@ -26,6 +26,7 @@ import { Migration20261125020000 } from './migrations/Migration20261125020000.js
 import { Migration20261125030000 } from './migrations/Migration20261125030000.js';
 import { Migration20261125040000 } from './migrations/Migration20261125040000.js';
 import { Migration20261125050000 } from './migrations/Migration20261125050000.js';
+import { Migration20261125060000 } from './migrations/Migration20261125060000.js';
 
 export interface OrmOptions {
   url: string;
@@ -54,6 +55,7 @@ const migrations = [
   { name: 'Migration20261125030000', class: Migration20261125030000 },
   { name: 'Migration20261125040000', class: Migration20261125040000 },
   { name: 'Migration20261125050000', class: Migration20261125050000 },
+  { name: 'Migration20261125060000', class: Migration20261125060000 },
 ];
 
 /**

@@ -54,9 +54,15 @@ export type SecurityEventType =
   | 'AVATAR_CHANGED'
   | 'CODE_SENT'
   | 'LOGOUT'
+  | 'MFA_DISABLED'
+  | 'MFA_ENABLED'
+  | 'MFA_FAILED'
+  | 'PASSKEY_ADDED'
+  | 'PASSKEY_REMOVED'
   | 'PASSWORD_CHANGED'
   | 'PASSWORD_RESET'
   | 'PROFILE_CHANGED'
+  | 'RECOVERY_CODE_USED'
   | 'REFRESH_REUSE'
   | 'ROLE_CHANGED'
   | 'SESSIONS_REVOKED_BY_OPERATOR'
@@ -72,6 +78,7 @@ export type SendCodeInput = {
 /** How a sign-in was attempted */
 export type SignInMethod =
   | 'CODE'
+  | 'PASSKEY'
   | 'PASSWORD';
 
 export type UpdateProfileInput = {

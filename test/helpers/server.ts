@@ -13,6 +13,8 @@ import { testServerLogger } from './suite-log.js';
 
 /** Fixed in tests so that they can forge tokens (expired, tampered) with the real key. */
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+/** 32 bytes as hex: the key of the stored TOTP secrets, required in production. */
+export const TEST_MFA_ENCRYPTION_KEY = '0f'.repeat(32);
 
 export interface TestServer {
   url: string;
@@ -61,6 +63,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     PORT: '0',
     DATA_DIR: dir,
     JWT_SECRET: TEST_JWT_SECRET,
+    MFA_ENCRYPTION_KEY: TEST_MFA_ENCRYPTION_KEY,
     SMS_PROVIDER: 'file',
     SMS_OUTBOX_FILE: outboxFile,
     // Cost 4 keeps the suite fast; the default of 12 is checked by a unit test of the configuration.

@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEST_JWT_SECRET } from '../helpers/server.js';
+import { TEST_JWT_SECRET, TEST_MFA_ENCRYPTION_KEY } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
 import { waitFor } from '../helpers/wait.js';
 import pg from 'pg';
@@ -216,6 +216,7 @@ export function serviceProcessEnv(dataDir: string, env: Record<string, string> =
     DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
     DATA_DIR: dataDir,
     JWT_SECRET: TEST_JWT_SECRET,
+    MFA_ENCRYPTION_KEY: TEST_MFA_ENCRYPTION_KEY,
     SMS_PROVIDER: 'console',
     ...env,
   };

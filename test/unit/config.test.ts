@@ -20,7 +20,7 @@ describe('configuration', () => {
 
   it('listens for Prometheus on METRICS_PORT, 9464 by default, off by default under NODE_ENV=test', () => {
     expect(loadConfig({}).metricsPort).toBe(9464);
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' }).metricsPort).toBe(9464);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MFA_ENCRYPTION_KEY: 'ab'.repeat(32), SMS_PROVIDER: 'console' }).metricsPort).toBe(9464);
     expect(loadConfig({ NODE_ENV: 'test' }).metricsPort).toBeUndefined();
     expect(loadConfig({ NODE_ENV: 'test', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
     expect(loadConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0);
@@ -42,6 +42,23 @@ describe('configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', SMS_PROVIDER: 'console' })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
   });
 
+  it('needs MFA_ENCRYPTION_KEY (32 bytes, hex or base64) in production, and reads the passkey relying party', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' };
+    expect(() => loadConfig(production)).toThrow(/MFA_ENCRYPTION_KEY: required when NODE_ENV=production/);
+    const base64 = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ ...production, MFA_ENCRYPTION_KEY: base64 }).mfa.encryptionKey).toBe('07'.repeat(32));
+    expect(loadConfig({ ...production, MFA_ENCRYPTION_KEY: 'AB'.repeat(32) }).mfa.encryptionKey).toBe('ab'.repeat(32));
+    for (const bad of ['ab'.repeat(31), Buffer.alloc(16).toString('base64'), 'not a key']) {
+      expect(() => loadConfig({ ...production, MFA_ENCRYPTION_KEY: bad })).toThrow(/MFA_ENCRYPTION_KEY: must be 32 random bytes/);
+    }
+    expect(loadConfig({}).mfa.encryptionKey).toBeUndefined();
+    expect(loadConfig({ PORT: '4100' }).webauthn).toEqual({ rpId: 'localhost', rpName: 'Meeting', origins: ['http://localhost:4100'] });
+    const set = loadConfig({ WEBAUTHN_RP_ID: 'meet.example.com', WEBAUTHN_ORIGINS: 'https://meet.example.com, https://app.meet.example.com' });
+    expect(set.webauthn.origins).toEqual(['https://meet.example.com', 'https://app.meet.example.com']);
+    expect(() => loadConfig({ WEBAUTHN_ORIGINS: 'meet.example.com' })).toThrow(/WEBAUTHN_ORIGINS: meet.example.com is not an origin/);
+    expect(() => loadConfig({ WEBAUTHN_RP_ID: 'https://meet.example.com' })).toThrow(/WEBAUTHN_RP_ID: must be a host name/);
+  });
+
   it('lists every bad variable at once', () => {
     try {
       loadConfig({ PORT: 'eighty', REGISTRATION_ENABLED: 'maybe', DEFAULT_PHONE_REGION: 'china', JWT_SECRET: 'short' });
@@ -54,7 +71,7 @@ describe('configuration', () => {
   });
 
   it('signs with HS256 unless JWT_ALGORITHM says ES256 or EdDSA, whose key files must be named in production', () => {
-    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' };
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MFA_ENCRYPTION_KEY: 'ab'.repeat(32), SMS_PROVIDER: 'console' };
     expect(loadConfig({}).jwt).toMatchObject({ algorithm: 'HS256', privateKeysFiles: [] });
     expect(loadConfig({ JWT_ALGORITHM: 'EdDSA' }).jwt).toMatchObject({ algorithm: 'EdDSA', privateKeysFiles: [] });
     expect(loadConfig({ JWT_ALGORITHM: 'ES256', JWT_PRIVATE_KEYS_FILE: 'a.json, b.pem' }).jwt.privateKeysFiles).toEqual(['a.json', 'b.pem']);
@@ -116,7 +133,7 @@ describe('configuration', () => {
   });
 
   it('shows GraphiQL on GET /graphql outside production and no explorer in production, unless told otherwise', () => {
-    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SMS_PROVIDER: 'console' };
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MFA_ENCRYPTION_KEY: 'ab'.repeat(32), SMS_PROVIDER: 'console' };
     expect(loadConfig({}).graphqlExplorer).toBe('graphiql');
     expect(loadConfig({ NODE_ENV: 'test' }).graphqlExplorer).toBe('graphiql');
     expect(loadConfig({ GRAPHQL_EXPLORER: 'sandbox' }).graphqlExplorer).toBe('sandbox');

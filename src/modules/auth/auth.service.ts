@@ -11,7 +11,7 @@ import { accountBlocked, type AccountService } from '../account/account.service.
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
 import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
-import { NO_AUTH_METRICS, type AuthMetrics } from './auth-metrics.js';
+import { NO_AUTH_METRICS, type AuthMetrics, type SignInMetricMethod } from './auth-metrics.js';
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
 import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
@@ -23,6 +23,8 @@ import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
+import { firstFactorAmr, type Amr } from './amr.js';
+import type { PasskeySignIn, SecondFactors } from './second-factor.js';
 
 export interface AuthPayload {
   accessToken: string;
@@ -59,6 +61,9 @@ export interface AuthDependencies {
   sms: SmsProvider;
   smsGuard: SmsFraudGuard;
   events: SecurityEventService;
+  /** TOTP and recovery codes: asked after every right first factor of an account that has them on. */
+  secondFactors: SecondFactors;
+  passkeys: PasskeySignIn;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
 }
@@ -149,14 +154,14 @@ export class AuthService {
     const phone = this.phone(input.phone);
     const existing = await accounts.findByPhone(phone.e164);
     await this.consumeToSignIn(phone, CodePurpose.LOGIN, input.code, existing, client);
-    if (existing) return this.signIn(existing.id, phone, SignInMethod.CODE, client, false);
+    if (existing) return this.signIn(existing.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
-    if (created) return this.signIn(created.id, phone, SignInMethod.CODE, client, true);
+    if (created) return this.signIn(created.id, SignInMethod.CODE, client, { isNewUser: true });
     // Created by a concurrent request between our lookup and insert: sign in to that account.
     const raced = await accounts.findByPhone(phone.e164);
     if (!raced) throw codeGone();
-    return this.signIn(raced.id, phone, SignInMethod.CODE, client, false);
+    return this.signIn(raced.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
   }
 
   /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
@@ -172,7 +177,7 @@ export class AuthService {
       await this.failures.record(SignInMethod.PASSWORD, phone.e164, user, client);
       throw invalidCredentials();
     }
-    return this.signIn(user.id, phone, SignInMethod.PASSWORD, client, false);
+    return this.signIn(user.id, SignInMethod.PASSWORD, client, { isNewUser: false, gate: true });
   }
 
   /** Sets a new password with a reset-password code and ends every session of the account. */
@@ -213,7 +218,31 @@ export class AuthService {
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname, passwordHash });
     if (!created) throw taken();
     // The code proved the phone: a registration is a sign-in by code.
-    return this.signIn(created.id, phone, SignInMethod.CODE, client, true);
+    return this.signIn(created.id, SignInMethod.CODE, client, { isNewUser: true });
+  }
+
+  /**
+   * Finishes a sign-in that answered MFA_REQUIRED: the code (TOTP or recovery) is spent on the
+   * mfaToken, and the session names both factors.
+   */
+  verifyMfa(mfaToken: string, code: string, client: ClientInfo): Promise<AuthPayload> {
+    return this.counted('mfa', async () => {
+      const passed = await this.deps.secondFactors.verify(mfaToken, code, client);
+      return this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr });
+    });
+  }
+
+  /** Request options of a passkey sign-in (no phone: any discoverable credential), under a single-use challenge. */
+  passkeyOptions(): Promise<{ challengeId: string; options: unknown }> {
+    return this.deps.passkeys.options();
+  }
+
+  /** Signs in with a passkey: a possession factor with user verification, so no second factor is asked. */
+  loginWithPasskey(challengeId: string, response: unknown, client: ClientInfo): Promise<AuthPayload> {
+    return this.counted('passkey', async () => {
+      const { userId } = await this.deps.passkeys.verify(challengeId, response, client);
+      return this.signIn(userId, SignInMethod.PASSKEY, client, { isNewUser: false });
+    });
   }
 
   /**
@@ -267,7 +296,7 @@ export class AuthService {
   }
 
   /** Counts the sign-in's outcome (registration is not a sign-in here: it creates the account). */
-  private async counted(method: 'code' | 'password' | 'refresh', attempt: () => Promise<AuthPayload>): Promise<AuthPayload> {
+  private async counted(method: SignInMetricMethod, attempt: () => Promise<AuthPayload>): Promise<AuthPayload> {
     try {
       const payload = await attempt();
       this.metrics.signIn(method, 'success');
@@ -297,14 +326,30 @@ export class AuthService {
    * its update locks the account's row until the commit, so a deletion running meanwhile either
    * finished before (no row: the sign-in fails as its code or password would, never with a session
    * on a missing account) or waits for this sign-in and then ends its session with the account.
+   *
+   * `gate`: a first factor alone, so an account with a second factor on answers MFA_REQUIRED with an
+   * mfaToken instead (a blocked one ACCOUNT_BLOCKED, as it would without). `amr`: the methods of a
+   * sign-in by more than `method`.
    */
-  private async signIn(userId: string, phone: Phone, method: SignInMethod, client: ClientInfo, isNewUser: boolean): Promise<AuthPayload> {
-    const { db, sessions, accounts, events } = this.deps;
+  private async signIn(
+    userId: string,
+    method: SignInMethod,
+    client: ClientInfo,
+    { isNewUser, gate = false, amr = firstFactorAmr(method) }: { isNewUser: boolean; gate?: boolean; amr?: Amr[] },
+  ): Promise<AuthPayload> {
+    const { db, sessions, accounts, events, secondFactors } = this.deps;
+    if (gate) {
+      const challenge = await secondFactors.challenge(userId, method, amr, client);
+      if (challenge) {
+        if (await accounts.isBlocked(userId)) throw accountBlocked();
+        throw new AppError(ErrorCode.MFA_REQUIRED, 'A second factor is needed to finish signing in', { details: { ...challenge } });
+      }
+    }
     const [issued, user] = await db.transaction(async () => {
       const account = await accounts.recordSignIn(userId);
       if (!account) throw method === SignInMethod.CODE ? codeGone() : invalidCredentials();
-      const session = await sessions.create(userId, client, method.toLowerCase());
-      await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: phone.e164, sessionId: session.sessionId, client });
+      const session = await sessions.create(userId, client, method.toLowerCase(), amr);
+      await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: account.phone, sessionId: session.sessionId, client });
       return [session, account] as const;
     });
     return this.payload(issued, user, isNewUser);
@@ -324,7 +369,7 @@ export class AuthService {
 
   private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {
     return {
-      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId }),
+      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr }),
       tokenType: 'Bearer',
       expiresIn: this.deps.tokens.ttlSeconds,
       refreshToken: issued.refreshToken,

@@ -20,8 +20,16 @@ export const SecurityEventType = {
   SESSIONS_REVOKED_BY_OPERATOR: 'SESSIONS_REVOKED_BY_OPERATOR',
   /** An operator read the account's details, sessions or security events. */
   ACCOUNT_VIEWED_BY_OPERATOR: 'ACCOUNT_VIEWED_BY_OPERATOR',
+  /** TOTP was confirmed (enrolment complete) or switched off. */
+  MFA_ENABLED: 'MFA_ENABLED',
+  MFA_DISABLED: 'MFA_DISABLED',
+  /** A wrong second-factor code at sign-in (after a right first factor). */
+  MFA_FAILED: 'MFA_FAILED',
+  RECOVERY_CODE_USED: 'RECOVERY_CODE_USED',
+  PASSKEY_ADDED: 'PASSKEY_ADDED',
+  PASSKEY_REMOVED: 'PASSKEY_REMOVED',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 
-export const SignInMethod = { CODE: 'CODE', PASSWORD: 'PASSWORD' } as const;
+export const SignInMethod = { CODE: 'CODE', PASSWORD: 'PASSWORD', PASSKEY: 'PASSKEY' } as const;
 export type SignInMethod = (typeof SignInMethod)[keyof typeof SignInMethod];

@@ -1,4 +1,4 @@
-import { OptionalProps, type Ref } from '@mikro-orm/core';
+import { ArrayType, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { User } from '../account/user.entity.js';
 
@@ -7,7 +7,7 @@ import { User } from '../account/user.entity.js';
 // Partial: the per-request session check and "list my sessions" only ever look at live sessions.
 @Index({ name: 'sessions_user_id_live_idx', properties: ['user'], where: '"revoked_at" is null' })
 export class Session {
-  [OptionalProps]?: 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'userAgent' | 'ip';
+  [OptionalProps]?: 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'userAgent' | 'ip' | 'amr';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -32,4 +32,8 @@ export class Session {
 
   @Property({ type: 'string', length: 64, nullable: true })
   ip: string | null = null;
+
+  /** How the session was signed in (RFC 8176 values): the `amr` claim of every access token it issues. */
+  @Property({ type: ArrayType, columnType: 'text[]', defaultRaw: `'{}'` })
+  amr: string[] = [];
 }

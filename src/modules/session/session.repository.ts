@@ -11,6 +11,7 @@ export interface NewSession {
   ip: string | null;
   refreshTokenHash: string;
   ttlSeconds: number;
+  amr: string[];
 }
 
 const WEEK_MS = 7 * 86400_000;
@@ -37,7 +38,7 @@ export class SessionRepository {
       // Conditional on the session being live, judged and extended on the database's clock.
       extend: `update ${s.table} set ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $2)
                 where ${s.id} = $1 and ${s.revokedAt} is null
-                returning ${s.user} as "userId"`,
+                returning ${s.user} as "userId", ${s.amr} as amr`,
       // On the database's clock, the one that stamped used_at.
       reuse: `select r.${r.session} as "sessionId", s.${s.user} as "userId",
                      (r.${r.usedAt} is not null and r.${r.usedAt} < now() - make_interval(secs => $2)) as reused
@@ -56,7 +57,7 @@ export class SessionRepository {
     return this.db.transaction(async () => {
       const em = this.db.em();
       const expiresAt = new Date(Date.now() + session.ttlSeconds * 1000);
-      em.create(Session, { id: session.id, user: session.userId, expiresAt, userAgent: session.userAgent, ip: session.ip });
+      em.create(Session, { id: session.id, user: session.userId, expiresAt, userAgent: session.userAgent, ip: session.ip, amr: session.amr });
       em.create(RefreshToken, { tokenHash: session.refreshTokenHash, session: session.id, expiresAt });
       await em.flush();
     });
@@ -66,16 +67,16 @@ export class SessionRepository {
    * Marks a live refresh token used, extends its session and stores its successor, in one
    * transaction; `undefined` when the token was not live or its session has ended.
    */
-  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<{ sessionId: string; userId: string } | undefined> {
+  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<{ sessionId: string; userId: string; amr: string[] } | undefined> {
     return this.db.transaction(async () => {
       if (!(await this.db.one(this.sql.lockSession, [tokenHash]))) return undefined;
       const used = await this.db.one<{ sessionId: string }>(this.sql.useToken, [tokenHash]);
       if (!used) return undefined;
-      const session = await this.db.one<{ userId: string }>(this.sql.extend, [used.sessionId, ttlSeconds]);
+      const session = await this.db.one<{ userId: string; amr: string[] }>(this.sql.extend, [used.sessionId, ttlSeconds]);
       if (!session) return undefined;
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
       await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: used.sessionId, expiresAt });
-      return { sessionId: used.sessionId, userId: session.userId };
+      return { sessionId: used.sessionId, userId: session.userId, amr: session.amr };
     });
   }
 

@@ -19,6 +19,8 @@ export interface IssuedRefresh {
   sessionId: string;
   userId: string;
   refreshToken: string;
+  /** How the session was signed in (RFC 8176), for the access tokens' `amr`. */
+  amr: string[];
 }
 
 export type Rotation =
@@ -46,8 +48,11 @@ export class SessionService {
     private readonly settings: SessionSettings,
   ) {}
 
-  /** A sign-in's session (`method`: how it signed in, as the `session.created` event says), in the caller's transaction. */
-  async create(userId: string, client: ClientInfo, method: string): Promise<IssuedRefresh> {
+  /**
+   * A sign-in's session, in the caller's transaction. `method`: how it signed in, as the
+   * `session.created` event says; `amr`: the methods its tokens name (RFC 8176).
+   */
+  async create(userId: string, client: ClientInfo, method: string, amr: string[]): Promise<IssuedRefresh> {
     const sessionId = randomUUID();
     const refreshToken = randomToken();
     await this.sessions.create({
@@ -57,9 +62,10 @@ export class SessionService {
       ip: client.ip ?? null,
       refreshTokenHash: sha256Hex(refreshToken),
       ttlSeconds: this.settings.refreshTtlSeconds,
+      amr,
     });
     await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method } });
-    return { sessionId, userId, refreshToken };
+    return { sessionId, userId, refreshToken, amr };
   }
 
   /**

@@ -20,6 +20,8 @@ export const ErrorCode = {
   SMS_DELIVERY_FAILED: 'SMS_DELIVERY_FAILED',
   FORBIDDEN: 'FORBIDDEN',
   ACCOUNT_BLOCKED: 'ACCOUNT_BLOCKED',
+  MFA_REQUIRED: 'MFA_REQUIRED',
+  MFA_ALREADY_ENABLED: 'MFA_ALREADY_ENABLED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -33,6 +35,11 @@ export interface AppErrorOptions {
    * a server one (SERVICE_UNAVAILABLE), but it is logged where the decision is made, not per request.
    */
   byPolicy?: boolean;
+  /**
+   * Public members of the answer beyond the catalogue's (MFA_REQUIRED's `mfaToken` and `mfaMethods`):
+   * top-level members of the problem document, GraphQL `extensions` members.
+   */
+  details?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -41,6 +48,7 @@ export class AppError extends Error {
   readonly fields?: Record<string, string>;
   readonly retryAfter?: number;
   readonly byPolicy: boolean;
+  readonly details?: Record<string, unknown>;
 
   constructor(
     readonly code: ErrorCode,
@@ -52,6 +60,7 @@ export class AppError extends Error {
     this.fields = options.fields;
     this.retryAfter = options.retryAfter;
     this.byPolicy = options.byPolicy ?? false;
+    this.details = options.details;
   }
 }
 

@@ -18,6 +18,8 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 400, title: 'Invalid verification code' };
     case ErrorCode.INVALID_CREDENTIALS:
       return { status: 401, title: 'Invalid credentials' };
+    case ErrorCode.MFA_REQUIRED:
+      return { status: 401, title: 'Second factor required' };
     case ErrorCode.UNAUTHENTICATED:
       return { status: 401, title: 'Authentication required' };
     case ErrorCode.REGISTRATION_DISABLED:
@@ -30,6 +32,8 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 404, title: 'Not found' };
     case ErrorCode.PHONE_ALREADY_REGISTERED:
       return { status: 409, title: 'Phone already registered' };
+    case ErrorCode.MFA_ALREADY_ENABLED:
+      return { status: 409, title: 'Second factor already enabled' };
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return { status: 413, title: 'Payload too large' };
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:

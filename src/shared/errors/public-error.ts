@@ -10,6 +10,8 @@ export interface PublicError {
   message: string;
   fields?: Record<string, string>;
   retryAfter?: number;
+  /** Further public members (see AppErrorOptions.details). */
+  details?: Record<string, unknown>;
   /** HTTP headers that go with the answer. */
   headers: [name: string, value: string][];
 }
@@ -26,6 +28,7 @@ export function publicError(error: AppError): PublicError {
     message: error.code === ErrorCode.INTERNAL ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
     ...(error.fields && { fields: error.fields }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
+    ...(error.details && { details: error.details }),
     headers,
   };
 }
@@ -35,5 +38,5 @@ export function graphqlExtensions(error: PublicError): Record<string, unknown> {
   const extensions: Record<string, unknown> = { code: error.code };
   if (error.fields) extensions.fields = error.fields;
   if (error.retryAfter !== undefined) extensions.retryAfter = error.retryAfter;
-  return extensions;
+  return { ...error.details, ...extensions };
 }

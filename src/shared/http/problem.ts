@@ -10,6 +10,7 @@ import { cutOffByClient } from './request-context.js';
 export function sendProblem(res: Response, error: AppError): void {
   const shown = publicError(error);
   const body: Record<string, unknown> = {
+    ...shown.details,
     type: 'about:blank',
     title: shown.title,
     status: shown.status,

@@ -10,6 +10,11 @@ export interface AccessClaims {
   sessionId: string;
 }
 
+/** What a new token says: its subject and session, and how the session was signed in (`amr`, RFC 8176). */
+export interface NewAccessToken extends AccessClaims {
+  amr: readonly string[];
+}
+
 export interface AccessTokenOptions {
   issuer: string;
   audience: string;
@@ -38,11 +43,12 @@ export class AccessTokens {
     return this.options.ttlSeconds;
   }
 
-  async sign(claims: AccessClaims): Promise<string> {
+  async sign(claims: NewAccessToken): Promise<string> {
     const { issuer, audience, ttlSeconds } = this.options;
     const key = this.keys.current().signing;
+    const payload = claims.amr.length > 0 ? { sid: claims.sessionId, amr: [...claims.amr] } : { sid: claims.sessionId };
     if (key.alg === 'EdDSA') {
-      return new SignJWT({ sid: claims.sessionId })
+      return new SignJWT(payload)
         .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
         .setSubject(claims.userId)
         .setIssuer(issuer)
@@ -52,7 +58,7 @@ export class AccessTokens {
         .setJti(randomUUID())
         .sign(key.signWith);
     }
-    return jwt.sign({ sid: claims.sessionId }, key.signWith, {
+    return jwt.sign(payload, key.signWith, {
       algorithm: key.alg,
       keyid: key.kid,
       subject: claims.userId,

@@ -1,0 +1,35 @@
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { SignInMethod } from '../security-event/security-event-type.js';
+import type { Amr } from './amr.js';
+
+/** What MFA_REQUIRED tells the client: the token to finish with and the codes it takes. */
+export interface MfaChallenge {
+  mfaToken: string;
+  mfaMethods: string[];
+}
+
+/** A second factor passed: whose sign-in it finishes, by what first factor, and the methods of both. */
+export interface PassedSecondFactor {
+  userId: string;
+  method: SignInMethod;
+  amr: Amr[];
+}
+
+/** The second factor at sign-in (TOTP and recovery codes), as the sign-in use cases see it. */
+export interface SecondFactors {
+  /**
+   * After a right first factor: an mfaToken when the account has a second factor on, undefined
+   * otherwise (the sign-in then goes on).
+   */
+  challenge(userId: string, method: SignInMethod, amr: Amr[], client: ClientInfo): Promise<MfaChallenge | undefined>;
+  /** Spends a code on an mfaToken; INVALID_CODE (or RATE_LIMITED) when it does not pass. */
+  verify(mfaToken: string, code: string, client: ClientInfo): Promise<PassedSecondFactor>;
+}
+
+/** Passkey sign-in, as the sign-in use cases see it. */
+export interface PasskeySignIn {
+  /** Request options for any discoverable credential, under a single-use challenge. */
+  options(): Promise<{ challengeId: string; options: unknown }>;
+  /** The account whose passkey signed the challenge; INVALID_CREDENTIALS (or VALIDATION_FAILED) otherwise. */
+  verify(challengeId: string, response: unknown, client: ClientInfo): Promise<{ userId: string }>;
+}
