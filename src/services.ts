@@ -176,7 +176,16 @@ export async function createServices(
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
-    admin: new AdminService({ db, accounts, sessions, events, audit, webhooks }),
+    admin: new AdminService({
+      db,
+      accounts,
+      sessions,
+      events,
+      audit,
+      webhooks,
+      // Replaced by the TOTP and passkey modules.
+      factors: { totpEnabledOf: async () => new Set(), passkeyCountsOf: async () => new Map() },
+    }),
     sessions,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,

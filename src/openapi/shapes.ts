@@ -28,6 +28,8 @@ export const AdminUserJson = UserJson.extend({
   blockedAt: timestamp.nullable(),
   blockedReason: z.string().nullable().describe("The operator's reason, while blocked"),
   activeSessions: z.int().describe('Live sessions'),
+  mfaEnabled: z.boolean().describe('Whether TOTP is on (the secret and recovery codes are never shown)'),
+  passkeys: z.int().describe('Passkeys registered'),
 });
 export type AdminUserJson = z.infer<typeof AdminUserJson>;
 
