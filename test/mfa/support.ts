@@ -11,7 +11,7 @@ export const TOTP_PATH = '/api/v1/users/me/mfa/totp';
 export const CONFIRM = '/api/v1/users/me/mfa/totp/confirm';
 export const RECOVERY_CODES = '/api/v1/users/me/mfa/recovery-codes';
 export const VERIFY = '/api/v1/auth/mfa/verify';
-export const LOGIN_PASSWORD = '/api/v1/auth/login-password';
+const LOGIN_PASSWORD = '/api/v1/auth/login-password';
 
 /** Several codes per phone within one test. */
 export const SERVER_ENV = { SEND_CODE_INTERVAL_SECONDS: '0' };
@@ -19,7 +19,7 @@ export const SERVER_ENV = { SEND_CODE_INTERVAL_SECONDS: '0' };
 const STEP_MS = 30_000;
 
 /** The time step of `at` (RFC 6238, 30 s). */
-export const stepOf = (at: number) => Math.floor(at / STEP_MS);
+const stepOf = (at: number) => Math.floor(at / STEP_MS);
 
 /** The code of `secret` (base32) for time step `step`. */
 export function codeAt(secret: string, step: number): string {
