@@ -207,8 +207,8 @@ export async function createServices(
       events,
       audit,
       webhooks,
-      // Replaced by the TOTP and passkey modules.
-      factors: { totpEnabledOf: async () => new Set(), passkeyCountsOf: async () => new Map() },
+      // Replaced by the passkey module.
+      factors: { totpEnabledOf: (ids) => mfa.totpEnabledOf(ids), passkeyCountsOf: async () => new Map() },
     }),
     sessions,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),

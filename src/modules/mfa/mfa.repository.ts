@@ -92,6 +92,13 @@ export class MfaRepository {
     return Boolean(await this.db.one(this.sql.useRecoveryCode, [userId, codeHash], 'mfa_use_recovery_code'));
   }
 
+  /** Those of `userIds` whose TOTP is on (confirmed). */
+  async confirmedOf(userIds: string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await this.db.em().find(TotpFactor, { user: { $in: userIds }, confirmedAt: { $ne: null } }, { fields: ['user'] });
+    return new Set(rows.map((row) => row.user.id));
+  }
+
   async recoveryCodesLeft(userId: string): Promise<number> {
     return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId]))?.n ?? 0;
   }

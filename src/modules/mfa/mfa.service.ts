@@ -85,6 +85,11 @@ export class MfaService implements SecondFactors {
     return { totp: factor?.confirmed ?? false, recoveryCodesLeft, passkeys: passkeyCount };
   }
 
+  /** Those of `userIds` with TOTP on, for the operators' view of accounts. */
+  totpEnabledOf(userIds: string[]): Promise<Set<string>> {
+    return this.deps.mfa.confirmedOf(userIds);
+  }
+
   /** A new pending TOTP secret, replacing any pending one; MFA_ALREADY_ENABLED while TOTP is on. */
   async startTotpEnrollment(principal: Principal): Promise<TotpEnrollment> {
     const { db, accounts, mfa, box } = this.deps;
