@@ -15,6 +15,8 @@ import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
 import { SecurityEvent } from '../modules/security-event/security-event.entity.js';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.js';
 import { WebhookDelivery } from '../modules/webhook/webhook-delivery.entity.js';
+import { Passkey } from '../modules/passkey/passkey.entity.js';
+import { WebAuthnChallenge } from '../modules/passkey/webauthn-challenge.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
@@ -27,6 +29,7 @@ import { Migration20261125030000 } from './migrations/Migration20261125030000.js
 import { Migration20261125040000 } from './migrations/Migration20261125040000.js';
 import { Migration20261125050000 } from './migrations/Migration20261125050000.js';
 import { Migration20261125060000 } from './migrations/Migration20261125060000.js';
+import { Migration20261125080000 } from './migrations/Migration20261125080000.js';
 
 export interface OrmOptions {
   url: string;
@@ -56,13 +59,14 @@ const migrations = [
   { name: 'Migration20261125040000', class: Migration20261125040000 },
   { name: 'Migration20261125050000', class: Migration20261125050000 },
   { name: 'Migration20261125060000', class: Migration20261125060000 },
+  { name: 'Migration20261125080000', class: Migration20261125080000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, Passkey, WebAuthnChallenge];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({
