@@ -14,6 +14,9 @@ import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
+import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
+import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
+import { PasskeyService } from './modules/passkey/passkey.service.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
 import { SecurityEventService } from './modules/security-event/security-event.service.js';
 import { SessionRepository } from './modules/session/session.repository.js';
@@ -49,6 +52,8 @@ export interface Services {
   /** What operators (SUPPORT, ADMIN) do to other accounts. */
   admin: AdminService;
   sessions: SessionService;
+  /** The signed-in user's passkeys; AuthService signs in with them. */
+  passkeys: PasskeyService;
   securityEvents: SecurityEventService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
@@ -141,6 +146,10 @@ export async function createServices(
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
+  const passkeys = new PasskeyService(
+    { db, passkeys: new PasskeyRepository(db), accounts, events, limiter, failures: new SignInFailureLog(limiter, events), logger },
+    config.webauthn,
+  );
   const auth = new AuthService(
     {
       db,
@@ -155,12 +164,9 @@ export async function createServices(
       smsGuard,
       events,
       metrics,
-      // Replaced by the TOTP and passkey modules.
+      // Replaced by the TOTP module.
       secondFactors: { challenge: async () => undefined, verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CODE, 'No second factor')) },
-      passkeys: {
-        options: async () => Promise.reject(new AppError(ErrorCode.NOT_FOUND, 'No passkeys')),
-        verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CREDENTIALS, 'No passkeys')),
-      },
+      passkeys,
     },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
@@ -178,6 +184,7 @@ export async function createServices(
     accounts,
     admin: new AdminService({ db, accounts, sessions, events, audit, webhooks }),
     sessions,
+    passkeys,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
     avatarStorage,
@@ -189,7 +196,7 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, passkeys, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -7,9 +7,10 @@ import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 import { SecurityEventResolver } from '../modules/security-event/security-event.resolver.js';
 import { SessionResolver } from '../modules/session/session.resolver.js';
+import { PasskeyResolver } from '../modules/passkey/passkey.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, PasskeyResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
