@@ -14,6 +14,8 @@ export interface Claims {
   jti: string;
   iat: number;
   exp: number;
+  /** RFC 8176 methods of the session's sign-in. */
+  amr: string[];
 }
 
 /** The claims of an access token (decoded, not verified). */
