@@ -5,7 +5,7 @@ import { isUuid } from '../../shared/uuid.js';
 // whatever passes is handed to @simplewebauthn/server, which then only judges whether it verifies.
 
 /** Each binary field of a response: base64url without padding, at most 16 KiB of text. */
-export const FIELD_MAX = 16 * 1024;
+const FIELD_MAX = 16 * 1024;
 /** WebAuthn caps a credential id at 1023 bytes: 1364 base64url characters. */
 const CREDENTIAL_ID_MAX = 1364;
 /** A user handle is at most 64 bytes. */
@@ -38,7 +38,7 @@ const sameIdError = { error: 'must equal id', path: ['rawId'] };
 const object = (what: string) => ({ error: (issue: { input: unknown }) => present(issue, what) });
 
 /** The result of `navigator.credentials.create()`, as JSON. */
-export const RegistrationResponseSchema = z
+const RegistrationResponseSchema = z
   .object(
     {
       ...credential,
@@ -60,7 +60,7 @@ export const RegistrationResponseSchema = z
 export type RegistrationResponseInput = z.output<typeof RegistrationResponseSchema>;
 
 /** The result of `navigator.credentials.get()`, as JSON. */
-export const AuthenticationResponseSchema = z
+const AuthenticationResponseSchema = z
   .object(
     {
       ...credential,

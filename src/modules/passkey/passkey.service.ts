@@ -54,7 +54,7 @@ export interface PasskeyDependencies {
 /** A challenge lives 5 minutes (API.md 8.4). */
 const CHALLENGE_TTL_SECONDS = 300;
 /** Passkeys per account: every one is in each registration's excludeCredentials. */
-export const MAX_PASSKEYS = 20;
+const MAX_PASSKEYS = 20;
 /**
  * Sign-in options per address: the route is open to anyone and each answer is a row, so an address
  * can hold at most this many live sign-in challenges (one window is the challenges' lifetime).
