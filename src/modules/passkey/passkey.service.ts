@@ -102,7 +102,12 @@ export class PasskeyService implements PasskeySignIn {
       authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
       supportedAlgorithmIDs: ALGORITHMS,
     });
-    await passkeys.addChallenge({ userId: user.id, purpose: 'registration', challenge: options.challenge, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    await this.deps.db.transaction(async () => {
+      // The account's row first: a deletion running meanwhile either finished (UNAUTHENTICATED, as
+      // the token is void now) or waits, and then takes the challenge with the account.
+      await this.deps.accounts.lockActive(user.id);
+      await passkeys.addChallenge({ userId: user.id, purpose: 'registration', challenge: options.challenge, ttlSeconds: CHALLENGE_TTL_SECONDS });
+    });
     return options;
   }
 
@@ -224,7 +229,11 @@ export class PasskeyService implements PasskeySignIn {
     // or a replay of an assertion that slipped past its challenge: refused however the library judged it.
     const stored = passkey.counter;
     if ((newCounter > 0 || stored > 0) && newCounter <= stored) return this.cloned(passkey, newCounter, client);
-    if (!(await passkeys.advance(passkey.id, newCounter, credentialBackedUp))) return this.cloned(passkey, newCounter, client);
+    if (!(await passkeys.advance(passkey.id, newCounter, credentialBackedUp))) {
+      // Removed meanwhile (by its owner, or with the account): no clone, just a passkey that is gone.
+      if (!(await passkeys.findByCredentialId(passkey.credentialId))) throw invalidCredentials();
+      return this.cloned(passkey, newCounter, client);
+    }
     return { userId };
   }
 
