@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -10,6 +10,7 @@ import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
 import { log } from './load.js';
 import { metricsBench } from './metrics.bench.js';
+import { mfaLatencyBench, mfaThroughputBench } from './mfa.bench.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
 import { smsPumpingBench } from './sms-pumping.bench.js';
@@ -68,6 +69,8 @@ try {
   await section('sms-pumping', () => smsPumpingBench(adminUrl, 4714));
   await section('admin-search', () => adminSearchBench(adminUrl, 4715));
   await section('password', () => passwordBench(service));
+  await section('mfa', () => mfaThroughputBench(service, databaseUrl));
+  await section('mfa-latency', () => mfaLatencyBench(databaseUrl, 4721));
   await section('webhooks', () => webhooksBench(adminUrl, 4716));
 } finally {
   await service.stop();

@@ -22,6 +22,9 @@ import { SecurityEventService } from './modules/security-event/security-event.se
 import { SessionRepository } from './modules/session/session.repository.js';
 import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
+import { MfaRepository } from './modules/mfa/mfa.repository.js';
+import { MfaService } from './modules/mfa/mfa.service.js';
+import { SecretBox } from './modules/mfa/secret-box.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
 import { S3AvatarStorage } from './modules/avatar/s3-storage.js';
@@ -37,7 +40,7 @@ import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
 import { AccessTokens } from './shared/tokens/access-token.js';
-import { codeHashKey, serviceSecret } from './shared/tokens/secrets.js';
+import { codeHashKey, mfaEncryptionKey, serviceSecret } from './shared/tokens/secrets.js';
 import { SigningKeys } from './shared/tokens/signing-keys.js';
 import type { Logger } from './shared/logger.js';
 import type { Metrics } from './shared/metrics/metrics.js';
@@ -49,6 +52,8 @@ export interface Services {
   auth: AuthService;
   authenticator: Authenticator;
   accounts: AccountService;
+  /** TOTP and recovery codes of the signed-in user; the second factor of sign-in. */
+  mfa: MfaService;
   /** What operators (SUPPORT, ADMIN) do to other accounts. */
   admin: AdminService;
   sessions: SessionService;
@@ -150,6 +155,23 @@ export async function createServices(
     { db, passkeys: new PasskeyRepository(db), accounts, events, limiter, failures: new SignInFailureLog(limiter, events), logger },
     config.webauthn,
   );
+  const mfa = new MfaService(
+    {
+      db,
+      mfa: new MfaRepository(db),
+      accounts,
+      sessions,
+      events,
+      limiter,
+      box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
+      passkeys,
+    },
+    {
+      totpIssuer: config.mfa.totpIssuer,
+      failuresPerAccountIp: config.loginFailures.perPhoneIp,
+      failuresPerAccountHourly: config.mfa.failuresPerAccountHourly,
+    },
+  );
   const auth = new AuthService(
     {
       db,
@@ -164,8 +186,7 @@ export async function createServices(
       smsGuard,
       events,
       metrics,
-      // Replaced by the TOTP module.
-      secondFactors: { challenge: async () => undefined, verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CODE, 'No second factor')) },
+      secondFactors: mfa,
       passkeys,
     },
     {
@@ -182,7 +203,17 @@ export async function createServices(
     auth,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
-    admin: new AdminService({ db, accounts, sessions, events, audit, webhooks }),
+    mfa,
+    admin: new AdminService({
+      db,
+      accounts,
+      sessions,
+      events,
+      audit,
+      webhooks,
+      // totpEnabledOf: still to be replaced by the TOTP module.
+      factors: { totpEnabledOf: async () => new Set(), passkeyCountsOf: (ids) => passkeys.countsOf(ids) },
+    }),
     sessions,
     passkeys,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
@@ -196,7 +227,7 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, passkeys, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, mfa, passkeys, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -15,6 +15,9 @@ import { RateLimit } from '../shared/rate-limit/rate-limit.entity.js';
 import { SecurityEvent } from '../modules/security-event/security-event.entity.js';
 import { AuditEntry } from '../modules/audit/audit-entry.entity.js';
 import { WebhookDelivery } from '../modules/webhook/webhook-delivery.entity.js';
+import { MfaChallenge } from '../modules/mfa/mfa-challenge.entity.js';
+import { RecoveryCode } from '../modules/mfa/recovery-code.entity.js';
+import { TotpFactor } from '../modules/mfa/totp-factor.entity.js';
 import { Passkey } from '../modules/passkey/passkey.entity.js';
 import { WebAuthnChallenge } from '../modules/passkey/webauthn-challenge.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
@@ -29,6 +32,7 @@ import { Migration20261125030000 } from './migrations/Migration20261125030000.js
 import { Migration20261125040000 } from './migrations/Migration20261125040000.js';
 import { Migration20261125050000 } from './migrations/Migration20261125050000.js';
 import { Migration20261125060000 } from './migrations/Migration20261125060000.js';
+import { Migration20261125070000 } from './migrations/Migration20261125070000.js';
 import { Migration20261125080000 } from './migrations/Migration20261125080000.js';
 
 export interface OrmOptions {
@@ -59,6 +63,7 @@ const migrations = [
   { name: 'Migration20261125040000', class: Migration20261125040000 },
   { name: 'Migration20261125050000', class: Migration20261125050000 },
   { name: 'Migration20261125060000', class: Migration20261125060000 },
+  { name: 'Migration20261125070000', class: Migration20261125070000 },
   { name: 'Migration20261125080000', class: Migration20261125080000 },
 ];
 
@@ -66,7 +71,7 @@ const migrations = [
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, Passkey, WebAuthnChallenge];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

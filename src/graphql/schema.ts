@@ -4,13 +4,14 @@ import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AdminResolver } from '../modules/admin/admin.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
 import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
+import { MfaResolver } from '../modules/mfa/mfa.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 import { SecurityEventResolver } from '../modules/security-event/security-event.resolver.js';
 import { SessionResolver } from '../modules/session/session.resolver.js';
 import { PasskeyResolver } from '../modules/passkey/passkey.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, PasskeyResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

@@ -9,7 +9,9 @@ import {
   RegisterSchema,
   ResetPasswordSchema,
   SendCodeSchema,
+  VerifyMfaSchema,
 } from '../modules/auth/auth.inputs.js';
+import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
 import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
 import { describe as describeCode } from '../shared/errors/catalogue.js';
@@ -21,14 +23,17 @@ import {
   AuthPayloadJson,
   HealthJson,
   JwksJson,
+  MfaStatusJson,
   PasskeyJson,
   PasskeyLoginOptionsJson,
   PasskeyRegistrationOptionsJson,
   Problem,
   PublicConfigJson,
+  RecoveryCodesJson,
   SecurityEventListJson,
   SendCodeResultJson,
   SessionJson,
+  TotpEnrollmentJson,
   UserJson,
   UserStatsJson,
   WebhookDeliveryJson,
@@ -80,12 +85,17 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/mfa/verify', summary: 'Finish a sign-in that answered MFA_REQUIRED with a TOTP or recovery code', auth: 'none', body: VerifyMfaSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in; the access token names both factors in amr' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
@@ -143,6 +153,26 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'delete', path: '/api/v1/users/me/sessions/{id}', summary: 'Revoke one session', auth: 'bearer',
     ok: { status: 204, description: 'Revoked' }, errors: ['NOT_FOUND', ...BEARER],
+  },
+  { method: 'get', path: '/api/v1/users/me/mfa', summary: 'Second factors of the signed-in user', auth: 'bearer', ok: { status: 200, schema: MfaStatusJson, description: 'TOTP on or off, recovery codes left, passkeys' }, errors: BEARER },
+  {
+    method: 'post', path: '/api/v1/users/me/mfa/totp', summary: 'Start a TOTP enrolment (replaces a pending one)', auth: 'bearer',
+    ok: { status: 200, schema: TotpEnrollmentJson, description: 'A pending secret, on once confirmed' }, errors: ['MFA_ALREADY_ENABLED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/mfa/totp/confirm', summary: 'Turn TOTP on with a code of the pending secret', auth: 'bearer', body: MfaCodeSchema,
+    ok: { status: 200, schema: RecoveryCodesJson, description: 'On; the recovery codes, shown once' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'NOT_FOUND', 'MFA_ALREADY_ENABLED', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/mfa/totp', summary: 'Turn TOTP off with a TOTP or recovery code', auth: 'bearer', body: MfaCodeSchema,
+    ok: { status: 204, description: 'Off; recovery codes removed, every other session ended' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/mfa/recovery-codes', summary: 'Replace the recovery codes, with a TOTP or recovery code', auth: 'bearer', body: MfaCodeSchema,
+    ok: { status: 200, schema: RecoveryCodesJson, description: 'The new codes, shown once; the old ones stop working' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',

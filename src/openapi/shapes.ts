@@ -28,6 +28,8 @@ export const AdminUserJson = UserJson.extend({
   blockedAt: timestamp.nullable(),
   blockedReason: z.string().nullable().describe("The operator's reason, while blocked"),
   activeSessions: z.int().describe('Live sessions'),
+  mfaEnabled: z.boolean().describe('Whether TOTP is on (the secret and recovery codes are never shown)'),
+  passkeys: z.int().describe('Passkeys registered'),
 });
 export type AdminUserJson = z.infer<typeof AdminUserJson>;
 
@@ -157,6 +159,25 @@ export type WebhookDeliveryJson = z.infer<typeof WebhookDeliveryJson>;
 export const WebhookDeliveryListJson = z.object({ items: z.array(WebhookDeliveryJson).describe('Newest first'), nextCursor });
 export type WebhookDeliveryListJson = z.infer<typeof WebhookDeliveryListJson>;
 
+export const MfaStatusJson = z.object({
+  totp: z.boolean().describe('Whether TOTP is on (confirmed)'),
+  recoveryCodesLeft: z.int().describe('Recovery codes not used yet'),
+  passkeys: z.int().describe('Registered passkeys'),
+});
+export type MfaStatusJson = z.infer<typeof MfaStatusJson>;
+
+export const TotpEnrollmentJson = z.object({
+  secret: z.string().describe('The secret in base32, for typing into an authenticator app'),
+  otpauthUri: z.string().describe('otpauth://totp/ URI (SHA1, 6 digits, 30 s)'),
+  qrCodeSvg: z.string().describe('The otpauth URI as a QR code (SVG document)'),
+});
+export type TotpEnrollmentJson = z.infer<typeof TotpEnrollmentJson>;
+
+export const RecoveryCodesJson = z.object({
+  recoveryCodes: z.array(z.string()).describe('10 single-use codes (abcde-fghij), shown this once; spaces, hyphens and case do not matter when one is typed'),
+});
+export type RecoveryCodesJson = z.infer<typeof RecoveryCodesJson>;
+
 export const PasskeyJson = z.object({
   id: z.uuid(),
   name: z.string().describe('Trimmed, 1-64 characters; "Passkey <date added>" until renamed'),
@@ -223,5 +244,7 @@ export const Problem = z
     requestId: z.uuid(),
     fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
     retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
+    mfaToken: z.string().optional().describe('On MFA_REQUIRED: single use, 5 minutes; finish with POST /api/v1/auth/mfa/verify'),
+    mfaMethods: z.array(z.enum(['totp', 'recovery'])).optional().describe('On MFA_REQUIRED: the codes the mfaToken takes'),
   })
   .describe('RFC 9457 problem document');

@@ -16,7 +16,7 @@ const ALLOWED: Record<Op, Role[]> = { view: ['SUPPORT', 'ADMIN'], revoke: ['SUPP
 /** The operator's client, which the affected user's events must not keep. */
 const OPERATOR_AGENT = 'operator-console/1.0';
 
-const FIELDS = 'id phone nickname avatarUrl hasPassword role createdAt lastLoginAt status blockedAt blockedReason activeSessions';
+const FIELDS = 'id phone nickname avatarUrl hasPassword role createdAt lastLoginAt status blockedAt blockedReason activeSessions mfaEnabled passkeys';
 const GQL: Record<Op, string> = {
   view: `query($id: ID!) { r: adminUser(id: $id) { ${FIELDS} } }`,
   revoke: 'mutation($id: ID!) { r: adminRevokeSessions(id: $id) }',

@@ -14,8 +14,8 @@ export interface Claims {
   jti: string;
   iat: number;
   exp: number;
-  /** RFC 8176 methods of the session's sign-in. */
-  amr: string[];
+  /** How the session was signed in (RFC 8176). */
+  amr?: string[];
 }
 
 /** The claims of an access token (decoded, not verified). */

@@ -6,6 +6,8 @@ import { signInWithCode, type Session } from '../helpers/factories.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { claimsOf } from '../helpers/tokens.js';
+import { withRole } from '../admin/support.js';
+import { enrolledUser, MFA, mfaTokenByPassword, steadyStep } from '../mfa/support.js';
 import {
   accepted,
   addPasskey,
@@ -271,6 +273,25 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
   it('limits sign-in options per address (30 in 5 minutes)', async () => {
     for (let i = 0; i < 30; i++) accepted(await loginOptions(s, transport));
     expect(refusal(await loginOptions(s, transport))).toEqual({ code: 'RATE_LIMITED' });
+  });
+});
+
+describe('passkeys beside the other factors', () => {
+  it('signs an account with TOTP on in with a passkey directly (no MFA_REQUIRED), and counts its passkeys in its MFA status and for operators', async () => {
+    const user = await enrolledUser(s, await steadyStep());
+    await mfaTokenByPassword(s, user.phone);
+    const authenticator = new SoftAuthenticator(ORIGIN);
+    accepted(await addPasskey(s, user.accessToken, authenticator.register(accepted(await registrationOptions(s, user.accessToken, 'REST'))), 'REST'));
+    for (const transport of TRANSPORTS) {
+      const { challengeId, options } = await newLoginChallenge(s, transport);
+      const signedIn = accepted(await passkeyLogin(s, challengeId, authenticator.assert(options), transport));
+      expect({ transport, user: signedIn.user.id, amr: claimsOf(signedIn.accessToken).amr }).toEqual({ transport, user: user.userId, amr: ['hwk'] });
+    }
+    expect((await s.http.get(MFA, { token: user.accessToken })).body).toEqual({ totp: true, recoveryCodesLeft: 10, passkeys: 1 });
+    const admin = await withRole(s, 'ADMIN');
+    expect((await s.http.get(`/api/v1/admin/users/${user.userId}`, { token: admin.accessToken })).body.passkeys).toBe(1);
+    const found = await s.http.get(`/api/v1/admin/users?query=${encodeURIComponent(user.phone)}`, { token: admin.accessToken });
+    expect(found.body.items.map((u: { id: string; passkeys: number }) => [u.id, u.passkeys])).toEqual([[user.userId, 1]]);
   });
 });
 

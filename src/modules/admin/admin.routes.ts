@@ -23,6 +23,8 @@ function adminUserToJson(user: AdminUserView): AdminUserJson {
     blockedAt: user.blockedAt?.toISOString() ?? null,
     blockedReason: user.blockedReason,
     activeSessions: user.activeSessions,
+    mfaEnabled: user.mfaEnabled,
+    passkeys: user.passkeys,
   };
 }
 

@@ -17,10 +17,21 @@ import type { WebhookDeliveryView, WebhookService } from '../webhook/webhook.ser
 import { AccountStatus } from './account-status.js';
 import { encodeSearchCursor, type UserSearchInput, type WebhookDeliveriesInput } from './admin.inputs.js';
 
-/** An account as operators see it: the user, its role and block, and how many sessions it has live. */
+/**
+ * An account as operators see it: the user, its role and block, how many sessions it has live, and
+ * whether it has a second factor (TOTP on, passkeys), never the factors themselves.
+ */
 export interface AdminUserView extends OperatorView {
   status: AccountStatus;
   activeSessions: number;
+  mfaEnabled: boolean;
+  passkeys: number;
+}
+
+/** Which accounts have TOTP on and how many passkeys each has, a page of accounts at a time. */
+export interface FactorSummaries {
+  totpEnabledOf(userIds: string[]): Promise<Set<string>>;
+  passkeyCountsOf(userIds: string[]): Promise<Map<string, number>>;
 }
 
 export interface AdminDependencies {
@@ -30,6 +41,7 @@ export interface AdminDependencies {
   events: SecurityEventService;
   audit: AuditLogService;
   webhooks: WebhookService;
+  factors: FactorSummaries;
 }
 
 /** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
@@ -65,8 +77,15 @@ export class AdminService {
     const { query, status, role, page } = input;
     const blocked = status === undefined ? undefined : status === AccountStatus.BLOCKED;
     const rows = await this.deps.accounts.search({ text: query, blocked, role }, page.after, page.limit + 1);
-    const live = await this.deps.sessions.countLiveOf(rows.slice(0, page.limit).map(({ user }) => user.id));
-    return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) => toAdminView(user, live.get(user.id) ?? 0));
+    const ids = rows.slice(0, page.limit).map(({ user }) => user.id);
+    const [live, totp, passkeys] = await Promise.all([
+      this.deps.sessions.countLiveOf(ids),
+      this.deps.factors.totpEnabledOf(ids),
+      this.deps.factors.passkeyCountsOf(ids),
+    ]);
+    return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) =>
+      toAdminView(user, { activeSessions: live.get(user.id) ?? 0, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 }),
+    );
   }
 
   /** One account (USER_VIEWED). */
@@ -253,12 +272,18 @@ export class AdminService {
   }
 
   private async adminView(user: OperatorView): Promise<AdminUserView> {
-    return toAdminView(user, await this.deps.sessions.countLive(user.id));
+    const { sessions, factors } = this.deps;
+    const [activeSessions, totp, passkeys] = await Promise.all([
+      sessions.countLive(user.id),
+      factors.totpEnabledOf([user.id]),
+      factors.passkeyCountsOf([user.id]),
+    ]);
+    return toAdminView(user, { activeSessions, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 });
   }
 }
 
-function toAdminView(user: OperatorView, activeSessions: number): AdminUserView {
-  return { ...user, status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE, activeSessions };
+function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSessions' | 'mfaEnabled' | 'passkeys'>): AdminUserView {
+  return { ...user, status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE, ...counts };
 }
 
 /**

@@ -23,6 +23,12 @@ export class AdminUserType extends UserType {
 
   @Field(() => Int, { description: 'Live sessions' })
   activeSessions!: number;
+
+  @Field({ description: 'Whether TOTP is on (the secret and recovery codes are never shown)' })
+  mfaEnabled!: boolean;
+
+  @Field(() => Int, { description: 'Passkeys registered' })
+  passkeys!: number;
 }
 
 export const AdminUserConnectionType = connectionOf('AdminUser', AdminUserType, 'Accounts found by an operator, newest first');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { requiredString } from '../../shared/validation.js';
 import { nicknameField } from '../account/nickname.js';
+import { mfaCode } from '../mfa/mfa.inputs.js';
 import { CodePurpose } from './code-purpose.js';
 
 // Shapes only; phone validity, password policy and nickname rules are business rules in the services.
@@ -40,3 +41,6 @@ export const LogoutSchema = z.object({
 
 export const ResetPasswordSchema = z.object({ phone, code, newPassword: password });
 export type ResetPasswordInput = z.output<typeof ResetPasswordSchema>;
+
+/** The mfaToken of an MFA_REQUIRED answer (43 characters) and a TOTP or recovery code. */
+export const VerifyMfaSchema = z.object({ mfaToken: requiredString(128), code: mfaCode });

@@ -10,6 +10,7 @@ import {
   RegisterSchema,
   ResetPasswordSchema,
   SendCodeSchema,
+  VerifyMfaSchema,
 } from './auth.inputs.js';
 import type { AuthPayload, SendCodeResult } from './auth.service.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
@@ -22,6 +23,7 @@ import {
   ResetPasswordInputType,
   SendCodeInputType,
   SendCodeResultType,
+  VerifyMfaInputType,
 } from './auth.types.js';
 
 @Resolver()
@@ -47,6 +49,12 @@ export class AuthResolver {
   @Mutation(() => AuthPayloadType)
   register(@Arg('input', () => RegisterInputType) input: RegisterInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
     return ctx.services.auth.register(parseInput(RegisterSchema, input), ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType, { description: 'Finishes a sign-in that answered MFA_REQUIRED with a TOTP or recovery code; the mfaToken is single use' })
+  verifyMfa(@Arg('input', () => VerifyMfaInputType) input: VerifyMfaInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
+    const { mfaToken, code } = parseInput(VerifyMfaSchema, input);
+    return ctx.services.auth.verifyMfa(mfaToken, code, ctx.client);
   }
 
   @Mutation(() => AuthPayloadType, { description: 'Rotates a refresh token: returns a new pair, the old token stops working' })

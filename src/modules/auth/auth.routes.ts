@@ -13,6 +13,7 @@ import {
   RegisterSchema,
   ResetPasswordSchema,
   SendCodeSchema,
+  VerifyMfaSchema,
 } from './auth.inputs.js';
 import type { AuthPayload } from './auth.service.js';
 import type { Principal } from '../account/principal.js';
@@ -33,6 +34,10 @@ export function authRoutes(services: Services): Router {
   });
   router.post('/login-password', async (req, res) => {
     res.json(authPayloadToJson(await auth.loginWithPassword(parseInput(PasswordLoginSchema, req.body), clientInfo(req))));
+  });
+  router.post('/mfa/verify', async (req, res) => {
+    const { mfaToken, code } = parseInput(VerifyMfaSchema, req.body);
+    res.json(authPayloadToJson(await auth.verifyMfa(mfaToken, code, clientInfo(req))));
   });
   router.post('/register', async (req, res) => {
     res.status(201).json(authPayloadToJson(await auth.register(parseInput(RegisterSchema, req.body), clientInfo(req))));

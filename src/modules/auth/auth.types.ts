@@ -90,3 +90,12 @@ export class ResetPasswordInputType {
   @Field()
   newPassword!: string;
 }
+
+@InputType('VerifyMfaInput', { description: 'Finishes a sign-in that answered MFA_REQUIRED' })
+export class VerifyMfaInputType {
+  @Field({ description: 'extensions.mfaToken of the MFA_REQUIRED error' })
+  mfaToken!: string;
+
+  @Field({ description: 'A TOTP code, or a recovery code (spaces, hyphens and case do not matter)' })
+  code!: string;
+}

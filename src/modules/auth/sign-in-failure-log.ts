@@ -28,10 +28,18 @@ export class SignInFailureLog {
     private readonly events: SecurityEventService,
   ) {}
 
-  async record(method: SignInMethod, phone: string, account: FailedAccount | undefined, client: ClientInfo): Promise<void> {
+  /** `type`: SIGN_IN_FAILED for a wrong first factor, MFA_FAILED for a wrong second one (a streak of its own). */
+  async record(
+    method: SignInMethod,
+    phone: string,
+    account: FailedAccount | undefined,
+    client: ClientInfo,
+    type: typeof SecurityEventType.SIGN_IN_FAILED | typeof SecurityEventType.MFA_FAILED = SecurityEventType.SIGN_IN_FAILED,
+  ): Promise<void> {
     const streak = account ? `user:${account.id}:${account.lastLoginAt?.getTime() ?? 'never'}` : `phone:${phone}`;
-    const { count } = await this.limiter.add(`sign-in-failed:${method}:${streak}`, DAY_SECONDS);
+    const kind = type === SecurityEventType.MFA_FAILED ? 'mfa-failed' : 'sign-in-failed';
+    const { count } = await this.limiter.add(`${kind}:${method}:${streak}`, DAY_SECONDS);
     if (count > 1) return;
-    await this.events.recordUnlocked({ type: SecurityEventType.SIGN_IN_FAILED, method, userId: account?.id, phone, client });
+    await this.events.recordUnlocked({ type, method, userId: account?.id, phone, client });
   }
 }

@@ -150,9 +150,14 @@ export class PasskeyService implements PasskeySignIn {
     return (await this.deps.passkeys.listFor(userId)).map(toView);
   }
 
-  /** How many passkeys the account has. */
-  count(userId: string): Promise<number> {
+  /** How many passkeys the account has (its MFA status). */
+  countOf(userId: string): Promise<number> {
     return this.deps.passkeys.countFor(userId);
+  }
+
+  /** How many passkeys each of these accounts has, for operators' pages; accounts without any are absent. */
+  countsOf(userIds: string[]): Promise<Map<string, number>> {
+    return userIds.length === 0 ? Promise.resolve(new Map()) : this.deps.passkeys.countsFor(userIds);
   }
 
   /** NOT_FOUND for any id that is not one of the user's passkeys, malformed ones included. */

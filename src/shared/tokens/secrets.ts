@@ -16,14 +16,29 @@ export function codeHashKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'meeting-accounts', 'verification-codes', 32)));
 }
 
-function readOrCreateSecret(dataDir: string): string {
-  const file = join(dataDir, 'jwt-secret');
+/**
+ * The key that seals second-factor secrets at rest: MFA_ENCRYPTION_KEY (hex, required in
+ * production), or outside production 32 random bytes generated once into `DATA_DIR/mfa-key`. Losing
+ * the key loses every TOTP factor, so the generated one is kept like the JWT secret.
+ */
+export function mfaEncryptionKey(configured: string | undefined, dataDir: string): Buffer {
+  return Buffer.from(configured ?? readOrCreateSecret(dataDir, 'mfa-key', () => randomBytes(32).toString('hex')), 'hex');
+}
+
+function readOrCreateSecret(dataDir: string, name = 'jwt-secret', generate = () => randomBytes(48).toString('base64url')): string {
+  const file = join(dataDir, name);
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
     mkdirSync(dataDir, { recursive: true });
-    const generated = randomBytes(48).toString('base64url');
-    writeFileSync(file, generated, { mode: 0o600, flag: 'wx' });
+    const generated = generate();
+    try {
+      writeFileSync(file, generated, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another instance on the same data directory wrote it first: theirs is the one.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+      throw error;
+    }
     return generated;
   }
 }

@@ -1,0 +1,41 @@
+import { ArrayType, OptionalProps, type Ref } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { User } from '../account/user.entity.js';
+
+/**
+ * Table `mfa_challenges`: the mfaTokens of sign-ins waiting for a second factor, stored as SHA-256
+ * only. Single use, bound to the account and to the first factor that passed.
+ */
+@Entity({ tableName: 'mfa_challenges' })
+export class MfaChallenge {
+  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt';
+
+  @PrimaryKey({ type: 'character', length: 64 })
+  tokenHash!: string;
+
+  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade', updateRule: 'no action', foreignKeyName: 'mfa_challenges_user_id_fkey' })
+  @Index({ name: 'mfa_challenges_user_id_idx' })
+  user!: Ref<User>;
+
+  /** The first factor's sign-in method (SignInMethod). */
+  @Property({ type: 'string', length: 16 })
+  method!: string;
+
+  /** The first factor's methods (RFC 8176), completed with `otp` and `mfa` when the second passes. */
+  @Property({ type: ArrayType, columnType: 'text[]' })
+  amr!: string[];
+
+  /** Wrong codes so far; at MAX_ATTEMPTS the token is dead. */
+  @Property({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  createdAt!: Date;
+
+  @Property({ type: 'datetime' })
+  @Index({ name: 'mfa_challenges_expires_at_idx' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', nullable: true })
+  usedAt: Date | null = null;
+}

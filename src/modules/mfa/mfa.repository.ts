@@ -1,0 +1,126 @@
+import type { Database } from '../../db/database.js';
+import { MfaChallenge } from './mfa-challenge.entity.js';
+import { RecoveryCode } from './recovery-code.entity.js';
+import { TotpFactor } from './totp-factor.entity.js';
+
+export interface StoredFactor {
+  secretSealed: string;
+  confirmed: boolean;
+}
+
+export interface LiveChallenge {
+  userId: string;
+  method: string;
+  amr: string[];
+}
+
+/** Pending enrolments are swept a day after they were started. */
+const PENDING_DAYS = 1;
+
+/** The `totp_factors`, `recovery_codes` and `mfa_challenges` tables. */
+export class MfaRepository {
+  private readonly sql: Record<
+    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'codesLeft' | 'createChallenge' | 'liveChallenge' | 'countWrong' | 'useChallenge',
+    string
+  >;
+
+  constructor(private readonly db: Database) {
+    const f = db.names(TotpFactor);
+    const r = db.names(RecoveryCode);
+    const c = db.names(MfaChallenge);
+    const live = `${c.tokenHash} = $1 and ${c.usedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $2`;
+    this.sql = {
+      factor: `select ${f.secretSealed} as "secretSealed", ${f.confirmedAt} is not null as confirmed from ${f.table} where ${f.user} = $1`,
+      // A new start replaces a pending factor, never a confirmed one (then no row comes back).
+      savePending: `insert into ${f.table} (${f.user}, ${f.secretSealed}) values ($1, $2)
+                    on conflict (${f.user}) do update set ${f.secretSealed} = excluded.${f.secretSealed}, ${f.createdAt} = now(), ${f.lastUsedStep} = null
+                    where ${f.table}.${f.confirmedAt} is null returning 1 as ok`,
+      // The confirming code's step counts as used: it cannot be replayed at the next sign-in.
+      confirm: `update ${f.table} set ${f.confirmedAt} = now(), ${f.lastUsedStep} = $2
+                 where ${f.user} = $1 and ${f.confirmedAt} is null and ${f.secretSealed} = $3 returning 1 as ok`,
+      // Conditional update: a step is accepted once, and only after every step accepted before it,
+      // however many instances judge the same code at once.
+      useStep: `update ${f.table} set ${f.lastUsedStep} = $2
+                 where ${f.user} = $1 and ${f.confirmedAt} is not null and (${f.lastUsedStep} is null or ${f.lastUsedStep} < $2) returning 1 as ok`,
+      // Conditional update: of concurrent uses of one recovery code, exactly one gets its row back.
+      useRecoveryCode: `update ${r.table} set ${r.usedAt} = now() where ${r.user} = $1 and ${r.codeHash} = $2 and ${r.usedAt} is null returning 1 as ok`,
+      codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
+      createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt})
+                        values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
+      // Locked when asked inside a transaction, so that the verifies of one token run one at a time.
+      liveChallenge: `select ${c.user} as "userId", ${c.method} as method, ${c.amr} as amr from ${c.table} where ${live}`,
+      // Atomic: every wrong code counts, however many arrive at once.
+      countWrong: `update ${c.table} set ${c.attempts} = ${c.attempts} + 1 where ${c.tokenHash} = $1 returning ${c.attempts} as attempts`,
+      useChallenge: `update ${c.table} set ${c.usedAt} = now() where ${live} returning 1 as ok`,
+    };
+  }
+
+  async factor(userId: string): Promise<StoredFactor | undefined> {
+    return this.db.one<{ secretSealed: string; confirmed: boolean }>(this.sql.factor, [userId]);
+  }
+
+  /** False when the account's factor is confirmed already. */
+  async savePending(userId: string, secretSealed: string): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.savePending, [userId, secretSealed]));
+  }
+
+  /** Confirms the pending factor whose secret is `secretSealed` (not one replaced meanwhile). */
+  async confirm(userId: string, step: number, secretSealed: string): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.confirm, [userId, step, secretSealed]));
+  }
+
+  async useStep(userId: string, step: number): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.useStep, [userId, step], 'mfa_use_step'));
+  }
+
+  /** Switches TOTP off: the factor and every recovery code go. */
+  async removeAll(userId: string): Promise<void> {
+    await this.db.em().nativeDelete(TotpFactor, { user: userId });
+    await this.db.em().nativeDelete(RecoveryCode, { user: userId });
+  }
+
+  /** The account's recovery codes become these (the old ones stop working). */
+  async replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<void> {
+    await this.db.transaction(async () => {
+      const em = this.db.em();
+      await em.nativeDelete(RecoveryCode, { user: userId });
+      await em.insertMany(RecoveryCode, codeHashes.map((codeHash) => ({ user: userId, codeHash })));
+    });
+  }
+
+  async useRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.useRecoveryCode, [userId, codeHash], 'mfa_use_recovery_code'));
+  }
+
+  async recoveryCodesLeft(userId: string): Promise<number> {
+    return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId]))?.n ?? 0;
+  }
+
+  async createChallenge(tokenHash: string, challenge: LiveChallenge, ttlSeconds: number): Promise<void> {
+    await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds], 'mfa_create_challenge');
+  }
+
+  /** The challenge of a token that is unused, unexpired and has attempts left; `lock` holds its row until the commit. */
+  liveChallenge(tokenHash: string, maxAttempts: number, lock = false): Promise<LiveChallenge | undefined> {
+    return this.db.one<{ userId: string; method: string; amr: string[] }>(`${this.sql.liveChallenge}${lock ? ' for update' : ''}`, [tokenHash, maxAttempts]);
+  }
+
+  async countWrong(tokenHash: string): Promise<void> {
+    await this.db.rows(this.sql.countWrong, [tokenHash]);
+  }
+
+  /** Spends a live token; false when another verify spent or killed it first. */
+  async useChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.useChallenge, [tokenHash, maxAttempts]));
+  }
+
+  /** Expired challenges, and enrolments left pending for a day. */
+  async sweepExpired(): Promise<Record<string, number>> {
+    const em = this.db.em();
+    const now = new Date();
+    return {
+      mfaChallenges: await em.nativeDelete(MfaChallenge, { expiresAt: { $lt: now } }),
+      pendingTotpFactors: await em.nativeDelete(TotpFactor, { confirmedAt: null, createdAt: { $lt: new Date(now.getTime() - PENDING_DAYS * 86400_000) } }),
+    };
+  }
+}

@@ -1,0 +1,291 @@
+import QRCode from 'qrcode';
+import { isForeignKeyViolation, type Database } from '../../db/database.js';
+import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
+import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
+import type { AccountService } from '../account/account.service.js';
+import type { Principal } from '../account/principal.js';
+import { withSecondFactor, type Amr } from '../auth/amr.js';
+import type { MfaChallenge, PassedSecondFactor, SecondFactors } from '../auth/second-factor.js';
+import { SignInFailureLog } from '../auth/sign-in-failure-log.js';
+import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
+import type { SecurityEventService } from '../security-event/security-event.service.js';
+import type { SessionService } from '../session/session.service.js';
+import type { MfaRepository, StoredFactor } from './mfa.repository.js';
+import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import type { SecretBox } from './secret-box.js';
+import { newTotpSecret, totpStep } from './totp.js';
+
+/** How many passkeys an account has: the passkey module's answer, for the MFA status. */
+export interface PasskeyCount {
+  countOf(userId: string): Promise<number>;
+}
+
+export interface MfaStatus {
+  totp: boolean;
+  recoveryCodesLeft: number;
+  passkeys: number;
+}
+
+export interface TotpEnrollment {
+  /** Base32, for typing into an authenticator app. */
+  secret: string;
+  otpauthUri: string;
+  qrCodeSvg: string;
+}
+
+export interface MfaSettings {
+  /** The otpauth:// issuer an authenticator app shows. */
+  totpIssuer: string;
+  /** Wrong second-factor codes per account and client address per 15 minutes (as password failures). */
+  failuresPerAccountIp: number;
+  /** Wrong second-factor codes per account per hour, whatever the address. */
+  failuresPerAccountHourly: number;
+}
+
+export interface MfaDependencies {
+  db: Database;
+  mfa: MfaRepository;
+  accounts: AccountService;
+  sessions: SessionService;
+  events: SecurityEventService;
+  limiter: RateLimiter;
+  box: SecretBox;
+  passkeys: PasskeyCount;
+}
+
+const CHALLENGE_TTL_SECONDS = 300;
+/** Wrong codes an mfaToken takes before it is dead. */
+const MAX_ATTEMPTS = 5;
+const MFA_METHODS = ['totp', 'recovery'];
+
+type Spent = 'totp' | 'recovery';
+
+/**
+ * TOTP (RFC 6238) and recovery codes: enrolment and switching off for the signed-in user, and the
+ * second factor of sign-in (the SecondFactors port of AuthService). Every code is accepted once: a
+ * TOTP step by a conditional update that only moves the last accepted step forward, a recovery code
+ * by one that marks it used, so a replay fails on every instance sharing the database. Wrong codes
+ * count against the account like password failures, before any code is looked at.
+ */
+export class MfaService implements SecondFactors {
+  private readonly failures: SignInFailureLog;
+
+  constructor(
+    private readonly deps: MfaDependencies,
+    private readonly settings: MfaSettings,
+  ) {
+    this.failures = new SignInFailureLog(deps.limiter, deps.events);
+  }
+
+  async status(userId: string): Promise<MfaStatus> {
+    const { mfa, passkeys } = this.deps;
+    const [factor, recoveryCodesLeft, passkeyCount] = await Promise.all([mfa.factor(userId), mfa.recoveryCodesLeft(userId), passkeys.countOf(userId)]);
+    return { totp: factor?.confirmed ?? false, recoveryCodesLeft, passkeys: passkeyCount };
+  }
+
+  /** A new pending TOTP secret, replacing any pending one; MFA_ALREADY_ENABLED while TOTP is on. */
+  async startTotpEnrollment(principal: Principal): Promise<TotpEnrollment> {
+    const { db, accounts, mfa, box } = this.deps;
+    const { userId } = principal;
+    const { secret, base32, uri } = newTotpSecret(this.settings.totpIssuer, principal.user.phone);
+    const qrCodeSvg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M' });
+    await db.transaction(async () => {
+      await accounts.lockActive(userId);
+      if (!(await mfa.savePending(userId, box.seal(secret, userId)))) throw alreadyEnabled();
+    });
+    return { secret: base32, otpauthUri: uri, qrCodeSvg };
+  }
+
+  /**
+   * Turns TOTP on with a code of the pending secret; returns the recovery codes, shown this once.
+   * NOT_FOUND without a pending enrolment, MFA_ALREADY_ENABLED once on, INVALID_CODE for a wrong code.
+   */
+  async confirmTotp(principal: Principal, code: string, client: ClientInfo): Promise<string[]> {
+    const { db, accounts, mfa, events } = this.deps;
+    const { userId } = principal;
+    return db.transaction(async () => {
+      await accounts.lockActive(userId);
+      const factor = await mfa.factor(userId);
+      if (!factor) throw new AppError(ErrorCode.NOT_FOUND, 'No TOTP enrolment is pending; start one first');
+      if (factor.confirmed) throw alreadyEnabled();
+      const typed = digitsOf(code);
+      const step = typed === undefined ? undefined : totpStep(this.secretOf(factor, userId), typed);
+      if (step === undefined || !(await mfa.confirm(userId, step, factor.secretSealed))) throw wrongCode();
+      const recoveryCodes = await this.replaceRecoveryCodes(userId);
+      await events.recordOwn(SecurityEventType.MFA_ENABLED, principal, client);
+      return recoveryCodes;
+    });
+  }
+
+  /**
+   * Turns TOTP off with a current TOTP or an unused recovery code: the factor and the recovery codes
+   * go, and every other session of the account ends with them.
+   */
+  async disableTotp(principal: Principal, code: string, client: ClientInfo): Promise<void> {
+    const { sessions, mfa, events } = this.deps;
+    const { userId, sessionId } = principal;
+    await this.withCode(principal, code, client, async () => {
+      await mfa.removeAll(userId);
+      await sessions.revokeOthers(userId, sessionId);
+      await events.recordOwn(SecurityEventType.MFA_DISABLED, principal, client);
+    });
+  }
+
+  /** A new set of recovery codes, with a current TOTP or an unused recovery code; the old set stops working. */
+  regenerateRecoveryCodes(principal: Principal, code: string, client: ClientInfo): Promise<string[]> {
+    return this.withCode(principal, code, client, () => this.replaceRecoveryCodes(principal.userId));
+  }
+
+  async challenge(userId: string, method: SignInMethod, amr: Amr[], _client: ClientInfo): Promise<MfaChallenge | undefined> {
+    const { mfa } = this.deps;
+    if (!(await mfa.factor(userId))?.confirmed) return undefined;
+    const mfaToken = randomToken();
+    try {
+      await mfa.createChallenge(sha256Hex(mfaToken), { userId, method, amr }, CHALLENGE_TTL_SECONDS);
+    } catch (error) {
+      // Deleted since its first factor passed: the sign-in then fails as for a missing account.
+      if (isForeignKeyViolation(error)) return undefined;
+      throw error;
+    }
+    return { mfaToken, mfaMethods: [...MFA_METHODS] };
+  }
+
+  /**
+   * Spends a code on an mfaToken. An unknown, expired, used or dead token is INVALID_CODE whatever
+   * the code; a wrong code counts against the token (five kill it) and the account's failure limits.
+   */
+  async verify(mfaToken: string, code: string, client: ClientInfo): Promise<PassedSecondFactor> {
+    const { db, mfa, accounts, events } = this.deps;
+    const tokenHash = sha256Hex(mfaToken);
+    const found = await mfa.liveChallenge(tokenHash, MAX_ATTEMPTS);
+    const account = found && (await accounts.findById(found.userId));
+    if (!found || !account) throw wrongCode();
+    const rules = this.failureRules(found.userId, client);
+    await this.admit(rules);
+    let outcome: { passed: boolean } | undefined;
+    try {
+      outcome = await db.transaction(async () => {
+        // The account first, as every change of it takes it; then the token, so that the verifies of
+        // one token run one at a time and exactly one can spend it.
+        if (!(await accounts.lock(found.userId))) return undefined;
+        if (!(await mfa.liveChallenge(tokenHash, MAX_ATTEMPTS, true))) return undefined;
+        const factor = await mfa.factor(found.userId);
+        const spent = factor?.confirmed ? await this.spend(found.userId, factor, code) : undefined;
+        if (!spent) {
+          await mfa.countWrong(tokenHash);
+          return { passed: false };
+        }
+        await mfa.useChallenge(tokenHash, MAX_ATTEMPTS);
+        if (spent === 'recovery') {
+          await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone: account.phone, client });
+        }
+        return { passed: true };
+      });
+    } catch (error) {
+      await this.deps.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
+      throw error;
+    }
+    if (outcome?.passed) {
+      await this.deps.limiter.releaseAttempt(rules);
+      return { userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
+    }
+    if (!outcome) {
+      await this.deps.limiter.releaseAttempt(rules);
+      throw wrongCode();
+    }
+    await this.deps.limiter.failAttempt(rules);
+    await this.failures.record(found.method as SignInMethod, account.phone, account, client, SecurityEventType.MFA_FAILED);
+    throw wrongCode();
+  }
+
+  sweepExpired(): Promise<Record<string, number>> {
+    return this.deps.mfa.sweepExpired();
+  }
+
+  /**
+   * Runs `change` in one transaction once `code` (a TOTP or an unused recovery code) is spent;
+   * NOT_FOUND while TOTP is off. A wrong code counts against the account's failure limits, as at sign-in.
+   */
+  private async withCode<T>(principal: Principal, code: string, client: ClientInfo, change: () => Promise<T>): Promise<T> {
+    const { db, accounts, mfa, events, limiter } = this.deps;
+    const { userId } = principal;
+    const rules = this.failureRules(userId, client);
+    await this.admit(rules);
+    let outcome: { result: T } | undefined;
+    try {
+      outcome = await db.transaction(async () => {
+        await accounts.lockActive(userId);
+        const factor = await mfa.factor(userId);
+        if (!factor?.confirmed) throw new AppError(ErrorCode.NOT_FOUND, 'TOTP is not on for this account');
+        const spent = await this.spend(userId, factor, code);
+        if (!spent) return undefined;
+        if (spent === 'recovery') await events.recordOwn(SecurityEventType.RECOVERY_CODE_USED, principal, client);
+        return { result: await change() };
+      });
+    } catch (error) {
+      await limiter.releaseAttempt(rules).catch(() => undefined);
+      throw error;
+    }
+    if (outcome) {
+      await limiter.releaseAttempt(rules);
+      return outcome.result;
+    }
+    await limiter.failAttempt(rules);
+    throw wrongCode();
+  }
+
+  /** Uses `code` once: six digits are a TOTP code, anything else may be a recovery code. */
+  private async spend(userId: string, factor: StoredFactor, code: string): Promise<Spent | undefined> {
+    const { mfa } = this.deps;
+    const digits = digitsOf(code);
+    if (digits !== undefined) {
+      const step = totpStep(this.secretOf(factor, userId), digits);
+      return step !== undefined && (await mfa.useStep(userId, step)) ? 'totp' : undefined;
+    }
+    const hash = recoveryCodeHash(code);
+    return hash && (await mfa.useRecoveryCode(userId, hash)) ? 'recovery' : undefined;
+  }
+
+  private async replaceRecoveryCodes(userId: string): Promise<string[]> {
+    const codes = newRecoveryCodes();
+    await this.deps.mfa.replaceRecoveryCodes(userId, codes.map((code) => recoveryCodeHash(code)!));
+    return codes;
+  }
+
+  /** A secret that does not open is a fault (a changed MFA_ENCRYPTION_KEY, a row moved), never a wrong code. */
+  private secretOf(factor: StoredFactor, userId: string): Uint8Array {
+    const secret = this.deps.box.open(factor.secretSealed, userId);
+    if (!secret) throw new Error('A TOTP secret does not open with the configured MFA_ENCRYPTION_KEY');
+    return secret;
+  }
+
+  private failureRules(userId: string, client: ClientInfo): Rule[] {
+    return [
+      { name: 'mfa-failures-per-account-ip', key: `mfa-fail:user-ip:${userId}:${client.ip ?? 'unknown'}`, limit: this.settings.failuresPerAccountIp, windowSeconds: 15 * 60 },
+      { name: 'mfa-failures-per-account-hourly', key: `mfa-fail:user:${userId}`, limit: this.settings.failuresPerAccountHourly, windowSeconds: 3600 },
+    ];
+  }
+
+  private admit(rules: Rule[]): Promise<void> {
+    return this.deps.limiter.admitAttempt(rules, {
+      locked: 'Too many wrong codes for this account; try again later',
+      busy: 'Too many codes being checked for this account; try again in a moment',
+    });
+  }
+}
+
+/** Six digits, spaces and hyphens aside (as some apps show them: `123 456`). */
+function digitsOf(code: string): string | undefined {
+  const typed = code.replace(/[\s-]/g, '');
+  return /^\d{6}$/.test(typed) ? typed : undefined;
+}
+
+function alreadyEnabled(): AppError {
+  return new AppError(ErrorCode.MFA_ALREADY_ENABLED, 'TOTP is already on for this account');
+}
+
+function wrongCode(): AppError {
+  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
+}
