@@ -4,7 +4,7 @@ import type { Database } from './db/database.js';
 import type { Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
-import { AdminService } from './modules/admin/admin.service.js';
+import { AdminService, type FactorSummaries } from './modules/admin/admin.service.js';
 import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
@@ -23,7 +23,7 @@ import { SessionRepository } from './modules/session/session.repository.js';
 import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
 import { MfaRepository } from './modules/mfa/mfa.repository.js';
-import { MfaService } from './modules/mfa/mfa.service.js';
+import { MfaService, type PasskeyCount } from './modules/mfa/mfa.service.js';
 import { SecretBox } from './modules/mfa/secret-box.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
@@ -164,7 +164,7 @@ export async function createServices(
       events,
       limiter,
       box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
-      passkeys,
+      passkeys: passkeys satisfies PasskeyCount,
     },
     {
       totpIssuer: config.mfa.totpIssuer,
@@ -212,7 +212,7 @@ export async function createServices(
       audit,
       webhooks,
       // totpEnabledOf: still to be replaced by the TOTP module.
-      factors: { totpEnabledOf: async () => new Set(), passkeyCountsOf: (ids) => passkeys.countsOf(ids) },
+      factors: { totpEnabledOf: async () => new Set(), passkeyCountsOf: (ids) => passkeys.countsOf(ids) } satisfies FactorSummaries,
     }),
     sessions,
     passkeys,
