@@ -22,6 +22,7 @@ import { mfaRoutes } from './modules/mfa/mfa.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { securityEventRoutes } from './modules/security-event/security-event.routes.js';
 import { sessionRoutes } from './modules/session/session.routes.js';
+import { passkeyRoutes } from './modules/passkey/passkey.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
@@ -130,7 +131,7 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
   app.use('/api/v1/auth', privateJson, authRoutes(services), publicConfigRoutes(services));
-  app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services));
+  app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services));
   app.use('/api/v1/admin', privateJson, adminRoutes(services));
   app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));

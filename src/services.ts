@@ -4,7 +4,7 @@ import type { Database } from './db/database.js';
 import type { Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
-import { AdminService } from './modules/admin/admin.service.js';
+import { AdminService, type FactorSummaries } from './modules/admin/admin.service.js';
 import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
@@ -14,6 +14,9 @@ import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
+import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
+import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
+import { PasskeyService } from './modules/passkey/passkey.service.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
 import { SecurityEventService } from './modules/security-event/security-event.service.js';
 import { SessionRepository } from './modules/session/session.repository.js';
@@ -54,6 +57,8 @@ export interface Services {
   /** What operators (SUPPORT, ADMIN) do to other accounts. */
   admin: AdminService;
   sessions: SessionService;
+  /** The signed-in user's passkeys; AuthService signs in with them. */
+  passkeys: PasskeyService;
   securityEvents: SecurityEventService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
@@ -146,6 +151,10 @@ export async function createServices(
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
+  const passkeys = new PasskeyService(
+    { db, passkeys: new PasskeyRepository(db), accounts, events, limiter, failures: new SignInFailureLog(limiter, events), logger },
+    config.webauthn,
+  );
   const mfa = new MfaService(
     {
       db,
@@ -155,8 +164,7 @@ export async function createServices(
       events,
       limiter,
       box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
-      // Replaced by the passkey module.
-      passkeys: { countOf: async () => 0 } satisfies PasskeyCount,
+      passkeys: passkeys satisfies PasskeyCount,
     },
     {
       totpIssuer: config.mfa.totpIssuer,
@@ -179,11 +187,7 @@ export async function createServices(
       events,
       metrics,
       secondFactors: mfa,
-      // Replaced by the passkey module.
-      passkeys: {
-        options: async () => Promise.reject(new AppError(ErrorCode.NOT_FOUND, 'No passkeys')),
-        verify: async () => Promise.reject(new AppError(ErrorCode.INVALID_CREDENTIALS, 'No passkeys')),
-      },
+      passkeys,
     },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
@@ -207,10 +211,10 @@ export async function createServices(
       events,
       audit,
       webhooks,
-      // Replaced by the passkey module.
-      factors: { totpEnabledOf: (ids) => mfa.totpEnabledOf(ids), passkeyCountsOf: async () => new Map() },
+      factors: { totpEnabledOf: (ids) => mfa.totpEnabledOf(ids), passkeyCountsOf: (ids) => passkeys.countsOf(ids) } satisfies FactorSummaries,
     }),
     sessions,
+    passkeys,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
     avatarStorage,
@@ -222,7 +226,7 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, mfa, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, mfa, passkeys, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

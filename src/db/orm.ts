@@ -18,6 +18,8 @@ import { WebhookDelivery } from '../modules/webhook/webhook-delivery.entity.js';
 import { MfaChallenge } from '../modules/mfa/mfa-challenge.entity.js';
 import { RecoveryCode } from '../modules/mfa/recovery-code.entity.js';
 import { TotpFactor } from '../modules/mfa/totp-factor.entity.js';
+import { Passkey } from '../modules/passkey/passkey.entity.js';
+import { WebAuthnChallenge } from '../modules/passkey/webauthn-challenge.entity.js';
 import { Migration20261121000000 } from './migrations/Migration20261121000000.js';
 import { Migration20261121130000 } from './migrations/Migration20261121130000.js';
 import { Migration20261121140000 } from './migrations/Migration20261121140000.js';
@@ -31,6 +33,7 @@ import { Migration20261125040000 } from './migrations/Migration20261125040000.js
 import { Migration20261125050000 } from './migrations/Migration20261125050000.js';
 import { Migration20261125060000 } from './migrations/Migration20261125060000.js';
 import { Migration20261125070000 } from './migrations/Migration20261125070000.js';
+import { Migration20261125080000 } from './migrations/Migration20261125080000.js';
 
 export interface OrmOptions {
   url: string;
@@ -61,13 +64,14 @@ const migrations = [
   { name: 'Migration20261125050000', class: Migration20261125050000 },
   { name: 'Migration20261125060000', class: Migration20261125060000 },
   { name: 'Migration20261125070000', class: Migration20261125070000 },
+  { name: 'Migration20261125080000', class: Migration20261125080000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

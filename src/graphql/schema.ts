@@ -8,9 +8,10 @@ import { MfaResolver } from '../modules/mfa/mfa.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 import { SecurityEventResolver } from '../modules/security-event/security-event.resolver.js';
 import { SessionResolver } from '../modules/session/session.resolver.js';
+import { PasskeyResolver } from '../modules/passkey/passkey.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver] as const;
 
 export function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

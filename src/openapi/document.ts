@@ -12,6 +12,7 @@ import {
   VerifyMfaSchema,
 } from '../modules/auth/auth.inputs.js';
 import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
+import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
 import { describe as describeCode } from '../shared/errors/catalogue.js';
 import type { ErrorCode } from '../shared/errors/app-error.js';
@@ -23,6 +24,9 @@ import {
   HealthJson,
   JwksJson,
   MfaStatusJson,
+  PasskeyJson,
+  PasskeyLoginOptionsJson,
+  PasskeyRegistrationOptionsJson,
   Problem,
   PublicConfigJson,
   RecoveryCodesJson,
@@ -109,6 +113,16 @@ export const OPERATIONS: Operation[] = [
     errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'WEAK_PASSWORD', 'INVALID_CODE', 'RATE_LIMITED'],
   },
   {
+    method: 'post', path: '/api/v1/auth/passkey/options', summary: 'Start a passkey sign-in (no phone): request options under a single-use challenge', auth: 'none',
+    ok: { status: 200, schema: PasskeyLoginOptionsJson, description: 'Options for navigator.credentials.get() and the challenge to send back' },
+    errors: ['RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/passkey/login', summary: 'Sign in with a passkey (no second factor is asked)', auth: 'none', body: PasskeyLoginSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED'],
+  },
+  {
     method: 'post', path: '/api/v1/auth/logout', summary: 'Revoke the current session, or all of them', auth: 'bearer', body: LogoutSchema,
     ok: { status: 204, description: 'Revoked' }, errors: ['VALIDATION_FAILED', ...BEARER],
   },
@@ -164,6 +178,27 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',
     query: PAGE('Events'),
     ok: { status: 200, schema: SecurityEventListJson, description: 'A page of events' }, errors: ['VALIDATION_FAILED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/passkeys/registration-options', summary: 'Start adding a passkey: creation options under a single-use challenge', auth: 'bearer',
+    ok: { status: 200, schema: PasskeyRegistrationOptionsJson, description: 'Options for navigator.credentials.create()' },
+    errors: ['VALIDATION_FAILED', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/passkeys', summary: 'Add the passkey navigator.credentials.create() made', auth: 'bearer', body: AddPasskeySchema,
+    ok: { status: 201, schema: PasskeyJson, description: 'Added' }, errors: ['VALIDATION_FAILED', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/users/me/passkeys', summary: "The signed-in user's passkeys, oldest first", auth: 'bearer',
+    ok: { status: 200, schema: z.array(PasskeyJson), description: 'Passkeys' }, errors: BEARER,
+  },
+  {
+    method: 'patch', path: '/api/v1/users/me/passkeys/{id}', summary: 'Rename a passkey', auth: 'bearer', body: RenamePasskeySchema,
+    ok: { status: 200, schema: PasskeyJson, description: 'Renamed' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/passkeys/{id}', summary: 'Remove a passkey', auth: 'bearer',
+    ok: { status: 204, description: 'Removed; it signs in no more' }, errors: ['NOT_FOUND', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',

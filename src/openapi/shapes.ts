@@ -178,6 +178,44 @@ export const RecoveryCodesJson = z.object({
 });
 export type RecoveryCodesJson = z.infer<typeof RecoveryCodesJson>;
 
+export const PasskeyJson = z.object({
+  id: z.uuid(),
+  name: z.string().describe('Trimmed, 1-64 characters; "Passkey <date added>" until renamed'),
+  createdAt: timestamp,
+  lastUsedAt: timestamp.nullable().describe('The last sign-in with it; null before the first'),
+  backedUp: z.boolean().describe('Whether the authenticator says the key is backed up (synced to other devices)'),
+});
+export type PasskeyJson = z.infer<typeof PasskeyJson>;
+
+const credentialDescriptor = z.object({ id: z.string().describe('base64url'), type: z.literal('public-key'), transports: z.array(z.string()).optional() });
+
+export const PasskeyRegistrationOptionsJson = z
+  .looseObject({
+    challenge: z.string().describe('base64url; single use, valid 5 minutes'),
+    rp: z.object({ id: z.string(), name: z.string() }),
+    user: z.object({ id: z.string().describe('base64url of the account id (16 bytes)'), name: z.string().describe('The phone, E.164'), displayName: z.string() }),
+    pubKeyCredParams: z.array(z.object({ type: z.literal('public-key'), alg: z.int() })),
+    timeout: z.int().optional(),
+    excludeCredentials: z.array(credentialDescriptor).optional().describe("The account's passkeys"),
+    authenticatorSelection: z.record(z.string(), z.unknown()).optional(),
+    attestation: z.string().optional(),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  })
+  .describe('PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3) for navigator.credentials.create(); a discoverable credential is required');
+
+export const PasskeyLoginOptionsJson = z.object({
+  challengeId: z.uuid().describe('Single use, valid 5 minutes: send it back with the response'),
+  options: z
+    .looseObject({
+      challenge: z.string().describe('base64url'),
+      rpId: z.string(),
+      allowCredentials: z.array(credentialDescriptor).describe('Empty: any passkey of this service'),
+      userVerification: z.string(),
+      timeout: z.int().optional(),
+    })
+    .describe('PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get()'),
+});
+
 export const HealthJson = z.object({ status: z.literal('ok') });
 
 export const JwksJson = z

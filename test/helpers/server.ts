@@ -105,7 +105,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     async reset() {
       // Users are deleted, not truncated: their security events stay (user nulled, as after an
       // account deletion), so that test/global-teardown.mjs can search every event of the suite.
-      await server.db.rows('truncate sessions, refresh_tokens, verification_codes, rate_limits, webhook_deliveries cascade');
+      await server.db.rows('truncate sessions, refresh_tokens, verification_codes, rate_limits, webhook_deliveries, webauthn_challenges cascade');
       await server.db.rows('delete from users');
       await writeFile(outboxFile, '');
     },

@@ -1,3 +1,4 @@
+import { JSONResolver } from 'graphql-scalars';
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
@@ -12,6 +13,8 @@ import {
   VerifyMfaSchema,
 } from './auth.inputs.js';
 import type { AuthPayload, SendCodeResult } from './auth.service.js';
+import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
+import { PasskeyLoginOptionsType } from '../passkey/passkey.types.js';
 import {
   AuthPayloadType,
   CodeLoginInputType,
@@ -57,6 +60,23 @@ export class AuthResolver {
   @Mutation(() => AuthPayloadType, { description: 'Rotates a refresh token: returns a new pair, the old token stops working' })
   refreshToken(@Arg('refreshToken', () => String) refreshToken: string, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
     return ctx.services.auth.refresh(parseInput(RefreshSchema, { refreshToken }).refreshToken, ctx.client);
+  }
+
+  @Mutation(() => PasskeyLoginOptionsType, { description: 'Starts a passkey sign-in (no phone needed); RATE_LIMITED per address' })
+  passkeyLoginOptions(@Ctx() ctx: GraphQLContext): Promise<{ challengeId: string; options: unknown }> {
+    return ctx.services.auth.passkeyOptions(ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType, {
+    description: 'Signs in with the JSON of navigator.credentials.get() for the challenge of passkeyLoginOptions; no second factor is asked',
+  })
+  loginWithPasskey(
+    @Arg('challengeId', () => String) challengeId: string,
+    @Arg('response', () => JSONResolver) response: unknown,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AuthPayload> {
+    const input = parseInput(PasskeyLoginSchema, { challengeId, response });
+    return ctx.services.auth.loginWithPasskey(input.challengeId, input.response, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: 'Revokes the current session, or every session of the user' })

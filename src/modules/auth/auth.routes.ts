@@ -17,6 +17,7 @@ import {
 } from './auth.inputs.js';
 import type { AuthPayload } from './auth.service.js';
 import type { Principal } from '../account/principal.js';
+import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
 
 function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };
@@ -47,6 +48,13 @@ export function authRoutes(services: Services): Router {
   router.post('/reset-password', async (req, res) => {
     await auth.resetPassword(parseInput(ResetPasswordSchema, req.body), clientInfo(req));
     res.status(204).end();
+  });
+  router.post('/passkey/options', async (req, res) => {
+    res.json(await auth.passkeyOptions(clientInfo(req)));
+  });
+  router.post('/passkey/login', async (req, res) => {
+    const { challengeId, response } = parseInput(PasskeyLoginSchema, req.body);
+    res.json(authPayloadToJson(await auth.loginWithPasskey(challengeId, response, clientInfo(req))));
   });
   router.post('/logout', requireAuth(services.authenticator), async (req, res) => {
     await auth.logout(principalOf<Principal>(res), parseInput(LogoutSchema, req.body).allSessions, clientInfo(req));

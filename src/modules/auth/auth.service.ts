@@ -25,6 +25,7 @@ import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 import { firstFactorAmr, type Amr } from './amr.js';
 import type { PasskeySignIn, SecondFactors } from './second-factor.js';
+import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
 
 export interface AuthPayload {
   accessToken: string;
@@ -233,12 +234,12 @@ export class AuthService {
   }
 
   /** Request options of a passkey sign-in (no phone: any discoverable credential), under a single-use challenge. */
-  passkeyOptions(): Promise<{ challengeId: string; options: unknown }> {
-    return this.deps.passkeys.options();
+  passkeyOptions(client: ClientInfo): Promise<{ challengeId: string; options: unknown }> {
+    return this.deps.passkeys.options(client);
   }
 
   /** Signs in with a passkey: a possession factor with user verification, so no second factor is asked. */
-  loginWithPasskey(challengeId: string, response: unknown, client: ClientInfo): Promise<AuthPayload> {
+  loginWithPasskey(challengeId: string, response: AuthenticationResponseInput, client: ClientInfo): Promise<AuthPayload> {
     return this.counted('passkey', async () => {
       const { userId } = await this.deps.passkeys.verify(challengeId, response, client);
       return this.signIn(userId, SignInMethod.PASSKEY, client, { isNewUser: false });

@@ -1,5 +1,6 @@
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { SignInMethod } from '../security-event/security-event-type.js';
+import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
 import type { Amr } from './amr.js';
 
 /** What MFA_REQUIRED tells the client: the token to finish with and the codes it takes. */
@@ -28,8 +29,8 @@ export interface SecondFactors {
 
 /** Passkey sign-in, as the sign-in use cases see it. */
 export interface PasskeySignIn {
-  /** Request options for any discoverable credential, under a single-use challenge. */
-  options(): Promise<{ challengeId: string; options: unknown }>;
-  /** The account whose passkey signed the challenge; INVALID_CREDENTIALS (or VALIDATION_FAILED) otherwise. */
-  verify(challengeId: string, response: unknown, client: ClientInfo): Promise<{ userId: string }>;
+  /** Request options for any discoverable credential, under a single-use challenge; RATE_LIMITED per address. */
+  options(client: ClientInfo): Promise<{ challengeId: string; options: unknown }>;
+  /** The account whose passkey signed the challenge; INVALID_CREDENTIALS otherwise. */
+  verify(challengeId: string, response: AuthenticationResponseInput, client: ClientInfo): Promise<{ userId: string }>;
 }
