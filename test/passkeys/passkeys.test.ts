@@ -277,7 +277,7 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
 });
 
 describe('passkeys beside the other factors', () => {
-  it('signs an account with TOTP on in with a passkey directly (no MFA_REQUIRED), and counts its passkeys in its MFA status and for operators', async () => {
+  it('signs an account with TOTP on in with a passkey directly (no MFA_REQUIRED), and counts its passkeys in its MFA status and for operators, who see TOTP on and no factor itself', async () => {
     const user = await enrolledUser(s, await steadyStep());
     await mfaTokenByPassword(s, user.phone);
     const authenticator = new SoftAuthenticator(ORIGIN);
@@ -289,9 +289,16 @@ describe('passkeys beside the other factors', () => {
     }
     expect((await s.http.get(MFA, { token: user.accessToken })).body).toEqual({ totp: true, recoveryCodesLeft: 10, passkeys: 1 });
     const admin = await withRole(s, 'ADMIN');
-    expect((await s.http.get(`/api/v1/admin/users/${user.userId}`, { token: admin.accessToken })).body.passkeys).toBe(1);
+    const viewed = await s.http.get(`/api/v1/admin/users/${user.userId}`, { token: admin.accessToken });
+    expect(viewed.body).toMatchObject({ id: user.userId, mfaEnabled: true, passkeys: 1 });
+    const query = 'query($id: ID!) { adminUser(id: $id) { id mfaEnabled passkeys } }';
+    const overGraphql = await s.http.post('/graphql', { query, variables: { id: user.userId } }, { token: admin.accessToken });
+    expect(overGraphql.body).toEqual({ data: { adminUser: { id: user.userId, mfaEnabled: true, passkeys: 1 } } });
     const found = await s.http.get(`/api/v1/admin/users?query=${encodeURIComponent(user.phone)}`, { token: admin.accessToken });
-    expect(found.body.items.map((u: { id: string; passkeys: number }) => [u.id, u.passkeys])).toEqual([[user.userId, 1]]);
+    expect(found.body.items.map((u: { id: string; mfaEnabled: boolean; passkeys: number }) => [u.id, u.mfaEnabled, u.passkeys])).toEqual([[user.userId, true, 1]]);
+    // What operators see says that the factors exist, never what they are.
+    const shown = JSON.stringify([viewed.body, found.body]);
+    for (const secret of [user.secret, authenticator.id, 'otpauth', 'recovery']) expect(shown).not.toContain(secret);
   });
 });
 
