@@ -7,7 +7,7 @@ import bcrypt from 'bcryptjs';
 import { TOTP } from 'otpauth';
 import pg from 'pg';
 import { log, ROUNDS } from './load.js';
-import { median, signIn, startService, waitIdle, type Row, type ServiceProcess } from './support.js';
+import { ALL_CPUS, LOAD_CPUS, median, pin, SERVER_CPU, signIn, startService, waitIdle, type Row, type ServiceProcess } from './support.js';
 import { BCRYPT_COST } from './password.bench.js';
 import { SoftAuthenticator } from '../test/helpers/soft-authenticator.js';
 
@@ -182,9 +182,14 @@ export async function mfaLatencyBench(databaseUrl: string, port: number): Promis
     { DATABASE_URL: databaseUrl, BCRYPT_COST: '4', SMS_MIN_CONVERSION: '0', WEBAUTHN_ORIGINS: origin, TRUST_PROXY: 'loopback' },
     port,
   );
+  // As in the load comparisons: the service on a core of its own, the client on another, so that
+  // neither waits for the other's time slice by the scheduler's chance (PostgreSQL floats).
+  const pinned = pin([service.pid], SERVER_CPU) && pin([process.pid], LOAD_CPUS);
+  if (!pinned) log('CPU pinning not available: the service and the client float');
   try {
     return [...(await totpLatency(service, databaseUrl)), ...(await passkeyLatency(service, origin))];
   } finally {
+    if (pinned) pin([process.pid], ALL_CPUS);
     await service.stop();
   }
 }

@@ -14,13 +14,18 @@ export interface LiveChallenge {
   amr: string[];
 }
 
+/** A live challenge and its account's TOTP factor (none once TOTP went off), read together. */
+export interface ChallengeWithFactor extends LiveChallenge {
+  factor?: StoredFactor;
+}
+
 /** Pending enrolments are swept a day after they were started. */
 const PENDING_DAYS = 1;
 
 /** The `totp_factors`, `recovery_codes` and `mfa_challenges` tables. */
 export class MfaRepository {
   private readonly sql: Record<
-    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'codesLeft' | 'createChallenge' | 'liveChallenge' | 'countWrong' | 'useChallenge',
+    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'codesLeft' | 'createChallenge' | 'lockChallenge' | 'challengeWithFactor' | 'countWrong' | 'useChallenge',
     string
   >;
 
@@ -40,15 +45,21 @@ export class MfaRepository {
                  where ${f.user} = $1 and ${f.confirmedAt} is null and ${f.secretSealed} = $3 returning 1 as ok`,
       // Conditional update: a step is accepted once, and only after every step accepted before it,
       // however many instances judge the same code at once.
+      // Of the secret the code was judged by ($3), not one enrolled since it was read.
       useStep: `update ${f.table} set ${f.lastUsedStep} = $2
-                 where ${f.user} = $1 and ${f.confirmedAt} is not null and (${f.lastUsedStep} is null or ${f.lastUsedStep} < $2) returning 1 as ok`,
+                 where ${f.user} = $1 and ${f.confirmedAt} is not null and ${f.secretSealed} = $3 and (${f.lastUsedStep} is null or ${f.lastUsedStep} < $2) returning 1 as ok`,
       // Conditional update: of concurrent uses of one recovery code, exactly one gets its row back.
       useRecoveryCode: `update ${r.table} set ${r.usedAt} = now() where ${r.user} = $1 and ${r.codeHash} = $2 and ${r.usedAt} is null returning 1 as ok`,
       codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
       createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt})
                         values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
       // Locked when asked inside a transaction, so that the verifies of one token run one at a time.
-      liveChallenge: `select ${c.user} as "userId", ${c.method} as method, ${c.amr} as amr from ${c.table} where ${live}`,
+      lockChallenge: `select 1 as ok from ${c.table} where ${live} for update`,
+      // The first look at a token: its challenge and the factor to judge the code by, in one round trip.
+      challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr,
+                                   f.${f.secretSealed} as "secretSealed", f.${f.confirmedAt} is not null as confirmed
+                              from ${c.table} c left join ${f.table} f on f.${f.user} = c.${c.user}
+                             where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2`,
       // Atomic: every wrong code counts, however many arrive at once.
       countWrong: `update ${c.table} set ${c.attempts} = ${c.attempts} + 1 where ${c.tokenHash} = $1 returning ${c.attempts} as attempts`,
       useChallenge: `update ${c.table} set ${c.usedAt} = now() where ${live} returning 1 as ok`,
@@ -56,7 +67,7 @@ export class MfaRepository {
   }
 
   async factor(userId: string): Promise<StoredFactor | undefined> {
-    return this.db.one<{ secretSealed: string; confirmed: boolean }>(this.sql.factor, [userId]);
+    return this.db.one<{ secretSealed: string; confirmed: boolean }>(this.sql.factor, [userId], 'mfa_factor');
   }
 
   /** False when the account's factor is confirmed already. */
@@ -69,8 +80,8 @@ export class MfaRepository {
     return Boolean(await this.db.one(this.sql.confirm, [userId, step, secretSealed]));
   }
 
-  async useStep(userId: string, step: number): Promise<boolean> {
-    return Boolean(await this.db.one(this.sql.useStep, [userId, step], 'mfa_use_step'));
+  async useStep(userId: string, step: number, secretSealed: string): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.useStep, [userId, step, secretSealed], 'mfa_use_step'));
   }
 
   /** Switches TOTP off: the factor and every recovery code go. */
@@ -107,9 +118,21 @@ export class MfaRepository {
     await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds], 'mfa_create_challenge');
   }
 
-  /** The challenge of a token that is unused, unexpired and has attempts left; `lock` holds its row until the commit. */
-  liveChallenge(tokenHash: string, maxAttempts: number, lock = false): Promise<LiveChallenge | undefined> {
-    return this.db.one<{ userId: string; method: string; amr: string[] }>(`${this.sql.liveChallenge}${lock ? ' for update' : ''}`, [tokenHash, maxAttempts]);
+  /** The challenge of a token that is unused, unexpired and has attempts left, with its account's factor. */
+  async challengeWithFactor(tokenHash: string, maxAttempts: number): Promise<ChallengeWithFactor | undefined> {
+    const row = await this.db.one<LiveChallenge & { secretSealed: string | null; confirmed: boolean }>(
+      this.sql.challengeWithFactor,
+      [tokenHash, maxAttempts],
+      'mfa_challenge_with_factor',
+    );
+    if (!row) return undefined;
+    const { secretSealed, confirmed, ...challenge } = row;
+    return { ...challenge, ...(secretSealed !== null && { factor: { secretSealed, confirmed } }) };
+  }
+
+  /** Holds a live token's row until the commit (the verifies of one token run one at a time); false when it is no longer live. */
+  async lockChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.lockChallenge, [tokenHash, maxAttempts], 'mfa_lock_challenge'));
   }
 
   async countWrong(tokenHash: string): Promise<void> {
@@ -118,7 +141,7 @@ export class MfaRepository {
 
   /** Spends a live token; false when another verify spent or killed it first. */
   async useChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
-    return Boolean(await this.db.one(this.sql.useChallenge, [tokenHash, maxAttempts]));
+    return Boolean(await this.db.one(this.sql.useChallenge, [tokenHash, maxAttempts], 'mfa_use_challenge'));
   }
 
   /** Expired challenges, and enrolments left pending for a day. */

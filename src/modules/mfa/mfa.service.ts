@@ -164,27 +164,27 @@ export class MfaService implements SecondFactors {
   async verify(mfaToken: string, code: string, client: ClientInfo): Promise<PassedSecondFactor> {
     const { db, mfa, accounts, events } = this.deps;
     const tokenHash = sha256Hex(mfaToken);
-    const found = await mfa.liveChallenge(tokenHash, MAX_ATTEMPTS);
-    const account = found && (await accounts.findById(found.userId));
-    if (!found || !account) throw wrongCode();
+    const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
+    if (!found) throw wrongCode();
     const rules = this.failureRules(found.userId, client);
     await this.admit(rules);
     let outcome: { passed: boolean } | undefined;
     try {
       outcome = await db.transaction(async () => {
-        // The account first, as every change of it takes it; then the token, so that the verifies of
-        // one token run one at a time and exactly one can spend it.
+        // The account first, as every change of it takes it (a deleted one ends here); then the
+        // token, so that the verifies of one token run one at a time and exactly one can spend it.
         if (!(await accounts.lock(found.userId))) return undefined;
-        if (!(await mfa.liveChallenge(tokenHash, MAX_ATTEMPTS, true))) return undefined;
-        const factor = await mfa.factor(found.userId);
-        const spent = factor?.confirmed ? await this.spend(found.userId, factor, code) : undefined;
+        if (!(await mfa.lockChallenge(tokenHash, MAX_ATTEMPTS))) return undefined;
+        // The factor read with the token: a code is spent only on that very secret (see useStep).
+        const spent = found.factor?.confirmed ? await this.spend(found.userId, found.factor, code) : undefined;
         if (!spent) {
           await mfa.countWrong(tokenHash);
           return { passed: false };
         }
         await mfa.useChallenge(tokenHash, MAX_ATTEMPTS);
         if (spent === 'recovery') {
-          await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone: account.phone, client });
+          const phone = (await accounts.findById(found.userId))?.phone;
+          await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone, client });
         }
         return { passed: true };
       });
@@ -201,7 +201,8 @@ export class MfaService implements SecondFactors {
       throw wrongCode();
     }
     await this.deps.limiter.failAttempt(rules);
-    await this.failures.record(found.method as SignInMethod, account.phone, account, client, SecurityEventType.MFA_FAILED);
+    const account = await accounts.findById(found.userId);
+    if (account) await this.failures.record(found.method as SignInMethod, account.phone, account, client, SecurityEventType.MFA_FAILED);
     throw wrongCode();
   }
 
@@ -247,7 +248,7 @@ export class MfaService implements SecondFactors {
     const digits = digitsOf(code);
     if (digits !== undefined) {
       const step = totpStep(this.secretOf(factor, userId), digits);
-      return step !== undefined && (await mfa.useStep(userId, step)) ? 'totp' : undefined;
+      return step !== undefined && (await mfa.useStep(userId, step, factor.secretSealed)) ? 'totp' : undefined;
     }
     const hash = recoveryCodeHash(code);
     return hash && (await mfa.useRecoveryCode(userId, hash)) ? 'recovery' : undefined;
