@@ -7,6 +7,9 @@ import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../hel
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { parse, scrape } from './support.js';
+import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
+import { codeAt, enrolledUser, mfaTokenByPassword, steadyStep, VERIFY } from '../mfa/support.js';
+import { accepted, addPasskey, newLoginChallenge, passkeyLogin, registrationOptions } from '../passkeys/support.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 // CI installs Debian's prometheus package, so there a missing promtool fails the test; elsewhere it is skipped, saying so.
@@ -23,7 +26,15 @@ const PROM_CLIENT_FINDINGS = new Set(
 const US_PHONE = '+14155552671';
 const US_PHONE_2 = '+14155552672';
 
-const t = useTestServer({ METRICS_PORT: '0', SMS_ALLOWED_COUNTRIES: 'CN,US', SMS_DAILY_BUDGET_PER_COUNTRY: 'US=1', LOGIN_FAILURES_PER_PHONE_IP: '2' });
+/** The page origin of the software authenticator's passkeys. */
+const ORIGIN = 'https://meet.example.com';
+const t = useTestServer({
+  METRICS_PORT: '0',
+  SMS_ALLOWED_COUNTRIES: 'CN,US',
+  SMS_DAILY_BUDGET_PER_COUNTRY: 'US=1',
+  LOGIN_FAILURES_PER_PHONE_IP: '2',
+  WEBAUTHN_ORIGINS: ORIGIN,
+});
 
 const gql = (query: string, options: { token?: string; operationName?: string; variables?: unknown } = {}) =>
   t.http.post('/graphql', { query, operationName: options.operationName, variables: options.variables }, { token: options.token });
@@ -95,6 +106,32 @@ describe('metrics: the series', () => {
       expect(['code', 'password', 'passkey', 'refresh', 'mfa']).toContain(labels.method);
       expect(labels.outcome).toMatch(/^(success|[A-Z_]+)$/);
     }
+  });
+
+  it('counts the second factors: MFA_REQUIRED for the first step, mfa and passkey sign-ins by outcome', async () => {
+    const step = await steadyStep();
+    const user = await enrolledUser(t, step);
+    const authenticator = new SoftAuthenticator(ORIGIN);
+    accepted(await addPasskey(t, user.accessToken, authenticator.register(accepted(await registrationOptions(t, user.accessToken, 'REST'))), 'REST'));
+    const before = await scrape(t);
+    const mfaToken = await mfaTokenByPassword(t, user.phone);
+    expectProblem(await t.http.post(VERIFY, { mfaToken, code: codeAt(user.secret, step - 5) }), 400, 'INVALID_CODE');
+    expect((await t.http.post(VERIFY, { mfaToken, code: codeAt(user.secret, step) })).status).toBe(200);
+    const { challengeId, options } = await newLoginChallenge(t, 'GraphQL');
+    accepted(await passkeyLogin(t, challengeId, authenticator.assert(options), 'GraphQL'));
+    const replayed = await newLoginChallenge(t);
+    expectProblem(await t.http.post('/api/v1/auth/passkey/login', { challengeId: replayed.challengeId, response: authenticator.assert(options) }), 401, 'INVALID_CREDENTIALS');
+
+    const after = await scrape(t);
+    const delta = (method: string, outcome: string) =>
+      after.value('auth_sign_ins_total', { method, outcome }) - before.value('auth_sign_ins_total', { method, outcome });
+    expect({
+      firstStep: delta('password', 'MFA_REQUIRED'),
+      mfaWrong: delta('mfa', 'INVALID_CODE'),
+      mfaSuccess: delta('mfa', 'success'),
+      passkeySuccess: delta('passkey', 'success'),
+      passkeyWrong: delta('passkey', 'INVALID_CREDENTIALS'),
+    }).toEqual({ firstStep: 1, mfaWrong: 1, mfaSuccess: 1, passkeySuccess: 1, passkeyWrong: 1 });
   });
 
   it('counts SMS by the region of the phone and outcome, a spent budget included', async () => {
