@@ -97,9 +97,9 @@ export class AccountService {
    * its session (see AuthService.signIn).
    */
   async recordSignIn(userId: string): Promise<UserView | undefined> {
-    const user = await this.deps.accounts.recordSignIn(userId);
-    if (user?.blockedAt) throw accountBlocked();
-    return user && view(user);
+    const row = await this.deps.accounts.recordSignIn(userId);
+    if (row?.blocked) throw accountBlocked();
+    return row && toUserView(row);
   }
 
   /** The account for a refreshed session: UNAUTHENTICATED when gone, ACCOUNT_BLOCKED when blocked. */

@@ -17,17 +17,33 @@ export interface NewPasskey {
   name: string;
 }
 
+/** What a sign-in needs of a passkey. */
+export interface SignInPasskey {
+  id: string;
+  userId: string;
+  credentialId: string;
+  /** COSE_Key bytes. */
+  publicKey: Buffer;
+  counter: number;
+}
+
 /** The `passkeys` and `webauthn_challenges` tables. */
 export class PasskeyRepository {
-  private readonly sql: { takeSignIn: string; takeRegistration: string; advance: string; countsFor: string };
+  private readonly sql: { takeSignIn: string; takeRegistration: string; advance: string; countsFor: string; exists: string };
 
   constructor(private readonly db: Database) {
     const c = db.names(WebAuthnChallenge);
     const p = db.names(Passkey);
     this.sql = {
       // Delete-returning: of concurrent uses of one challenge exactly one gets it, on any instance.
-      takeSignIn: `delete from ${c.table} where ${c.id} = $1 and ${c.purpose} = 'authentication' and ${c.user} is null and ${c.expiresAt} > now()
-                   returning ${c.challenge} as challenge`,
+      // With the passkey the response names, in the one round trip a sign-in starts with (the
+      // challenge is used up whether or not the passkey exists).
+      takeSignIn: `with taken as (delete from ${c.table} where ${c.id} = $1 and ${c.purpose} = 'authentication' and ${c.user} is null and ${c.expiresAt} > now()
+                                  returning ${c.challenge} as challenge)
+                   select (select challenge from taken) as challenge, p.${p.id} as id, p.${p.user} as "userId",
+                          p.${p.credentialId} as "credentialId", p.${p.publicKey} as "publicKey", p.${p.counter} as counter
+                     from (select 1) as one left join ${p.table} p on p.${p.credentialId} = $2`,
+      exists: `select 1 as ok from ${p.table} where ${p.id} = $1`,
       takeRegistration: `delete from ${c.table} where ${c.user} = $1 and ${c.purpose} = 'registration' and ${c.challenge} = $2 and ${c.expiresAt} > now()
                          returning 1 as ok`,
       // Conditional update: the counter only moves forward (or stays 0 for authenticators that keep
@@ -52,9 +68,24 @@ export class PasskeyRepository {
     return id;
   }
 
-  /** Uses up a live sign-in challenge; its value, or `undefined` when it is unknown, used or expired. */
-  async takeSignInChallenge(id: string): Promise<string | undefined> {
-    return (await this.db.one<{ challenge: string }>(this.sql.takeSignIn, [id], 'webauthn_take_sign_in'))?.challenge;
+  /**
+   * Uses up a live sign-in challenge and finds the passkey of `credentialId`: the challenge's value
+   * (`undefined` when it was unknown, used or expired) and the passkey (`undefined` when none).
+   */
+  async takeSignInChallenge(id: string, credentialId: string): Promise<{ challenge?: string; passkey?: SignInPasskey }> {
+    const row = await this.db.one<{ challenge: string | null; id: string | null; userId: string; credentialId: string; publicKey: Buffer; counter: string | number }>(
+      this.sql.takeSignIn,
+      [id, credentialId],
+      'webauthn_take_sign_in',
+    );
+    const challenge = row?.challenge ?? undefined;
+    if (!row?.id) return { challenge };
+    return { challenge, passkey: { id: row.id, userId: row.userId, credentialId: row.credentialId, publicKey: row.publicKey, counter: Number(row.counter) } };
+  }
+
+  /** Whether the passkey is still registered. */
+  async exists(id: string): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.exists, [id]));
   }
 
   /** Uses up the user's live registration challenge of that value; whether there was one. */
@@ -74,10 +105,6 @@ export class PasskeyRepository {
   async countsFor(userIds: string[]): Promise<Map<string, number>> {
     const rows = await this.db.rows<{ userId: string; n: number }>(this.sql.countsFor, [userIds]);
     return new Map(rows.map((row) => [row.userId, row.n]));
-  }
-
-  findByCredentialId(credentialId: string): Promise<Passkey | null> {
-    return this.db.em().findOne(Passkey, { credentialId });
   }
 
   /** Inserts the passkey unless its credential id is registered already (`undefined` then), in one statement. */

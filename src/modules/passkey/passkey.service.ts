@@ -22,7 +22,7 @@ import { SecurityEventType, SignInMethod } from '../security-event/security-even
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { AddPasskeyInput, AuthenticationResponseInput, RegistrationResponseInput } from './passkey.inputs.js';
 import type { Passkey } from './passkey.entity.js';
-import type { PasskeyRepository } from './passkey.repository.js';
+import type { PasskeyRepository, SignInPasskey } from './passkey.repository.js';
 
 /** What both transports show of a passkey: never its key or counter. */
 export interface PasskeyView {
@@ -205,10 +205,9 @@ export class PasskeyService implements PasskeySignIn {
    */
   async verify(challengeId: string, response: AuthenticationResponseInput, client: ClientInfo): Promise<{ userId: string }> {
     const { passkeys, logger } = this.deps;
-    const challenge = await passkeys.takeSignInChallenge(challengeId);
-    const passkey = await passkeys.findByCredentialId(response.id);
+    const { challenge, passkey } = await passkeys.takeSignInChallenge(challengeId, response.id);
     if (!passkey) throw invalidCredentials();
-    const userId = passkey.user.id;
+    const { userId } = passkey;
     if (!challenge) return this.refuse(userId, client);
     if (response.response.userHandle && response.response.userHandle !== Buffer.from(uuidBytes(userId)).toString('base64url')) {
       return this.refuse(userId, client);
@@ -236,7 +235,7 @@ export class PasskeyService implements PasskeySignIn {
     if ((newCounter > 0 || stored > 0) && newCounter <= stored) return this.cloned(passkey, newCounter, client);
     if (!(await passkeys.advance(passkey.id, newCounter, credentialBackedUp))) {
       // Removed meanwhile (by its owner, or with the account): no clone, just a passkey that is gone.
-      if (!(await passkeys.findByCredentialId(passkey.credentialId))) throw invalidCredentials();
+      if (!(await passkeys.exists(passkey.id))) throw invalidCredentials();
       return this.cloned(passkey, newCounter, client);
     }
     return { userId };
@@ -264,12 +263,12 @@ export class PasskeyService implements PasskeySignIn {
     throw notVerified('it does not verify (origin, RP ID, attestation or signature)');
   }
 
-  private async cloned(passkey: Passkey, newCounter: number, client: ClientInfo): Promise<never> {
+  private async cloned(passkey: SignInPasskey, newCounter: number, client: ClientInfo): Promise<never> {
     this.deps.logger.warn(
-      { passkeyId: passkey.id, userId: passkey.user.id, storedCounter: passkey.counter, newCounter },
+      { passkeyId: passkey.id, userId: passkey.userId, storedCounter: passkey.counter, newCounter },
       'passkey sign-in refused: its signature counter did not move forward (a cloned authenticator?)',
     );
-    return this.refuse(passkey.user.id, client);
+    return this.refuse(passkey.userId, client);
   }
 
   private async refuse(userId: string, client: ClientInfo): Promise<never> {

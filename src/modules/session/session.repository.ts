@@ -18,13 +18,18 @@ const WEEK_MS = 7 * 86400_000;
 
 /** The `sessions` and `refresh_tokens` tables. */
 export class SessionRepository {
-  private readonly sql: { lockSession: string; useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
+  private readonly sql: { create: string; lockSession: string; useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
 
   constructor(private readonly db: Database) {
     const s = db.names(Session);
     const r = db.names(RefreshToken);
     const u = userViewSource(db, 'u');
     this.sql = {
+      // Every sign-in runs it: the session and its first refresh token in one prepared statement,
+      // both expiring on the database's clock (the one rotations extend by).
+      create: `with s as (insert into ${s.table} (${s.id}, ${s.user}, ${s.expiresAt}, ${s.userAgent}, ${s.ip}, ${s.amr})
+                          values ($1, $2, now() + make_interval(secs => $3), $4, $5, $6::text[]) returning ${s.id} as id, ${s.expiresAt} as expires_at)
+               insert into ${r.table} (${r.tokenHash}, ${r.session}, ${r.expiresAt}) select $7, s.id, s.expires_at from s`,
       // The token's session, taken before the token: a deletion of the account takes its sessions
       // and then their tokens, so a rotation taking them in the other order could deadlock with it.
       // Not for a blocked account (a block written in SQL leaves its sessions): its token is left
@@ -52,15 +57,10 @@ export class SessionRepository {
     };
   }
 
-  /** The session and its first refresh token, in one transaction. */
-  create(session: NewSession): Promise<void> {
-    return this.db.transaction(async () => {
-      const em = this.db.em();
-      const expiresAt = new Date(Date.now() + session.ttlSeconds * 1000);
-      em.create(Session, { id: session.id, user: session.userId, expiresAt, userAgent: session.userAgent, ip: session.ip, amr: session.amr });
-      em.create(RefreshToken, { tokenHash: session.refreshTokenHash, session: session.id, expiresAt });
-      await em.flush();
-    });
+  /** The session and its first refresh token, in one statement. */
+  async create(session: NewSession): Promise<void> {
+    const { id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash } = session;
+    await this.db.rows(this.sql.create, [id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash], 'session_create');
   }
 
   /**
