@@ -227,10 +227,11 @@ export class AuthService {
    * mfaToken, and the session names both factors.
    */
   verifyMfa(mfaToken: string, code: string, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('mfa', async () => {
-      const passed = await this.deps.secondFactors.verify(mfaToken, code, client);
-      return this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr });
-    });
+    return this.counted('mfa', () =>
+      this.deps.secondFactors.verify(mfaToken, code, client, (passed) =>
+        this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
+      ),
+    );
   }
 
   /** Request options of a passkey sign-in (no phone: any discoverable credential), under a single-use challenge. */

@@ -23,8 +23,12 @@ export interface SecondFactors {
    * otherwise (the sign-in then goes on).
    */
   challenge(userId: string, method: SignInMethod, amr: Amr[], client: ClientInfo): Promise<MfaChallenge | undefined>;
-  /** Spends a code on an mfaToken; INVALID_CODE (or RATE_LIMITED) when it does not pass. */
-  verify(mfaToken: string, code: string, client: ClientInfo): Promise<PassedSecondFactor>;
+  /**
+   * Spends a code on an mfaToken and runs `complete` (the sign-in) in the same transaction: the code
+   * and the token are spent exactly when the sign-in commits. INVALID_CODE (or RATE_LIMITED) when the
+   * code does not pass.
+   */
+  verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T>;
 }
 
 /** Passkey sign-in, as the sign-in use cases see it. */

@@ -161,14 +161,14 @@ export class MfaService implements SecondFactors {
    * Spends a code on an mfaToken. An unknown, expired, used or dead token is INVALID_CODE whatever
    * the code; a wrong code counts against the token (five kill it) and the account's failure limits.
    */
-  async verify(mfaToken: string, code: string, client: ClientInfo): Promise<PassedSecondFactor> {
+  async verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T> {
     const { db, mfa, accounts, events } = this.deps;
     const tokenHash = sha256Hex(mfaToken);
     const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
     if (!found) throw wrongCode();
     const rules = this.failureRules(found.userId, client);
     await this.admit(rules);
-    let outcome: { passed: boolean } | undefined;
+    let outcome: { passed: true; result: T } | { passed: false } | undefined;
     try {
       outcome = await db.transaction(async () => {
         // The account first, as every change of it takes it (a deleted one ends here); then the
@@ -179,14 +179,17 @@ export class MfaService implements SecondFactors {
         const spent = found.factor?.confirmed ? await this.spend(found.userId, found.factor, code) : undefined;
         if (!spent) {
           await mfa.countWrong(tokenHash);
-          return { passed: false };
+          return { passed: false } as const;
         }
         await mfa.useChallenge(tokenHash, MAX_ATTEMPTS);
         if (spent === 'recovery') {
           const phone = (await accounts.findById(found.userId))?.phone;
           await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone, client });
         }
-        return { passed: true };
+        // The sign-in in this transaction: a code is spent only with a session made (a blocked
+        // account's right code, refused there, is not), and one commit less on the way.
+        const passed = { userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
+        return { passed: true, result: await complete(passed) } as const;
       });
     } catch (error) {
       await this.deps.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
@@ -194,7 +197,7 @@ export class MfaService implements SecondFactors {
     }
     if (outcome?.passed) {
       await this.deps.limiter.releaseAttempt(rules);
-      return { userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
+      return outcome.result;
     }
     if (!outcome) {
       await this.deps.limiter.releaseAttempt(rules);
