@@ -37,6 +37,9 @@ interface TotpAccount {
 
 const step = (at = Date.now()) => Math.floor(at / STEP_MS);
 
+/** The accounts just confirmed their enrolment with this step's code: theirs count from the next step. */
+const nextStep = () => new Promise((resolve) => setTimeout(resolve, (step() + 1) * STEP_MS - Date.now() + 50));
+
 async function post(service: ServiceProcess, path: string, body: unknown, token?: string, forwardedFor?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${service.url}${path}`, {
     method: 'POST',
@@ -133,6 +136,7 @@ export async function mfaThroughputBench(service: ServiceProcess, databaseUrl: s
   await accounts(service, databaseUrl, plainPhones, hash);
   const pool = await enrol(service, totpPhones, await accounts(service, databaseUrl, totpPhones, hash));
   log(`mfa: ${TOTP_ACCOUNTS} accounts with TOTP and ${PLAIN_ACCOUNTS} without, password hash cost ${BCRYPT_COST}`);
+  await nextStep();
   const cursor = { next: 0 };
   let plainNext = 0;
   const plain = () => passwordSignIn(service, plainPhones[plainNext++ % plainPhones.length]!);
@@ -197,8 +201,7 @@ export async function mfaLatencyBench(databaseUrl: string, port: number): Promis
 async function totpLatency(service: ServiceProcess, databaseUrl: string): Promise<Row[]> {
   const phones = Array.from({ length: LATENCY_SAMPLES + WARM_UP }, (_, i) => `+86139${String(30000000 + i).slice(-8)}`);
   const pool = await enrol(service, phones, await accounts(service, databaseUrl, phones, bcrypt.hashSync(PASSWORD, 4)));
-  // Every account confirmed its enrolment with this step's code: start on the next step.
-  await new Promise((resolve) => setTimeout(resolve, (step() + 1) * STEP_MS - Date.now() + 50));
+  await nextStep();
   const cursor = { next: 0 };
   const times: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES + WARM_UP; i++) {
