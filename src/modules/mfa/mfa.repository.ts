@@ -14,6 +14,12 @@ export interface LiveChallenge {
   amr: string[];
 }
 
+/** The mfaToken a code is spent on: its hash, and the attempts after which it is dead. */
+export interface SpentToken {
+  hash: string;
+  maxAttempts: number;
+}
+
 /** A live challenge and its account's TOTP factor (none once TOTP went off), read together. */
 export interface ChallengeWithFactor extends LiveChallenge {
   factor?: StoredFactor;
@@ -25,7 +31,7 @@ const PENDING_DAYS = 1;
 /** The `totp_factors`, `recovery_codes` and `mfa_challenges` tables. */
 export class MfaRepository {
   private readonly sql: Record<
-    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'codesLeft' | 'createChallenge' | 'lockChallenge' | 'challengeWithFactor' | 'countWrong' | 'useChallenge',
+    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'useStepSpendingToken' | 'useRecoveryCodeSpendingToken' | 'codesLeft' | 'createChallenge' | 'lockChallenge' | 'challengeWithFactor' | 'countWrong',
     string
   >;
 
@@ -62,8 +68,16 @@ export class MfaRepository {
                              where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2`,
       // Atomic: every wrong code counts, however many arrive at once.
       countWrong: `update ${c.table} set ${c.attempts} = ${c.attempts} + 1 where ${c.tokenHash} = $1 returning ${c.attempts} as attempts`,
-      useChallenge: `update ${c.table} set ${c.usedAt} = now() where ${live} returning 1 as ok`,
+      useStepSpendingToken: '',
+      useRecoveryCodeSpendingToken: '',
     };
+    // A code's use and its mfaToken's in one statement: the token is spent only when the code is.
+    const spending = (use: string, n: number) =>
+      `with spent as (${use}) update ${c.table} set ${c.usedAt} = now()
+        where ${c.tokenHash} = $${n + 1} and ${c.usedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $${n + 2}
+          and exists (select 1 from spent) returning 1 as ok`;
+    this.sql.useStepSpendingToken = spending(this.sql.useStep, 3);
+    this.sql.useRecoveryCodeSpendingToken = spending(this.sql.useRecoveryCode, 2);
   }
 
   async factor(userId: string): Promise<StoredFactor | undefined> {
@@ -80,8 +94,11 @@ export class MfaRepository {
     return Boolean(await this.db.one(this.sql.confirm, [userId, step, secretSealed]));
   }
 
-  async useStep(userId: string, step: number, secretSealed: string): Promise<boolean> {
-    return Boolean(await this.db.one(this.sql.useStep, [userId, step, secretSealed], 'mfa_use_step'));
+  /** Records `step` as the factor's last used one; with `token`, spends that mfaToken in the same statement. */
+  async useStep(userId: string, step: number, secretSealed: string, token?: SpentToken): Promise<boolean> {
+    const values = [userId, step, secretSealed];
+    if (!token) return Boolean(await this.db.one(this.sql.useStep, values, 'mfa_use_step'));
+    return Boolean(await this.db.one(this.sql.useStepSpendingToken, [...values, token.hash, token.maxAttempts], 'mfa_use_step_spending_token'));
   }
 
   /** Switches TOTP off: the factor and every recovery code go. */
@@ -99,8 +116,13 @@ export class MfaRepository {
     });
   }
 
-  async useRecoveryCode(userId: string, codeHash: string): Promise<boolean> {
-    return Boolean(await this.db.one(this.sql.useRecoveryCode, [userId, codeHash], 'mfa_use_recovery_code'));
+  /** Uses an unused recovery code; with `token`, spends that mfaToken in the same statement. */
+  async useRecoveryCode(userId: string, codeHash: string, token?: SpentToken): Promise<boolean> {
+    const values = [userId, codeHash];
+    if (!token) return Boolean(await this.db.one(this.sql.useRecoveryCode, values, 'mfa_use_recovery_code'));
+    return Boolean(
+      await this.db.one(this.sql.useRecoveryCodeSpendingToken, [...values, token.hash, token.maxAttempts], 'mfa_use_recovery_code_spending_token'),
+    );
   }
 
   /** Those of `userIds` whose TOTP is on (confirmed). */
@@ -137,11 +159,6 @@ export class MfaRepository {
 
   async countWrong(tokenHash: string): Promise<void> {
     await this.db.rows(this.sql.countWrong, [tokenHash]);
-  }
-
-  /** Spends a live token; false when another verify spent or killed it first. */
-  async useChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
-    return Boolean(await this.db.one(this.sql.useChallenge, [tokenHash, maxAttempts], 'mfa_use_challenge'));
   }
 
   /** Expired challenges, and enrolments left pending for a day. */

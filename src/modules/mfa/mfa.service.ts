@@ -12,7 +12,7 @@ import { SignInFailureLog } from '../auth/sign-in-failure-log.js';
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
-import type { MfaRepository, StoredFactor } from './mfa.repository.js';
+import type { MfaRepository, SpentToken, StoredFactor } from './mfa.repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import type { SecretBox } from './secret-box.js';
 import { newTotpSecret, totpStep } from './totp.js';
@@ -176,12 +176,12 @@ export class MfaService implements SecondFactors {
         if (!(await accounts.lock(found.userId))) return undefined;
         if (!(await mfa.lockChallenge(tokenHash, MAX_ATTEMPTS))) return undefined;
         // The factor read with the token: a code is spent only on that very secret (see useStep).
-        const spent = found.factor?.confirmed ? await this.spend(found.userId, found.factor, code) : undefined;
+        const token = { hash: tokenHash, maxAttempts: MAX_ATTEMPTS };
+        const spent = found.factor?.confirmed ? await this.spend(found.userId, found.factor, code, token) : undefined;
         if (!spent) {
           await mfa.countWrong(tokenHash);
           return { passed: false } as const;
         }
-        await mfa.useChallenge(tokenHash, MAX_ATTEMPTS);
         if (spent === 'recovery') {
           const phone = (await accounts.findById(found.userId))?.phone;
           await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone, client });
@@ -246,15 +246,16 @@ export class MfaService implements SecondFactors {
   }
 
   /** Uses `code` once: six digits are a TOTP code, anything else may be a recovery code. */
-  private async spend(userId: string, factor: StoredFactor, code: string): Promise<Spent | undefined> {
+  /** Uses the code (and with `token`, that mfaToken in the same statement); what it was, or undefined when it was wrong. */
+  private async spend(userId: string, factor: StoredFactor, code: string, token?: SpentToken): Promise<Spent | undefined> {
     const { mfa } = this.deps;
     const digits = digitsOf(code);
     if (digits !== undefined) {
       const step = totpStep(this.secretOf(factor, userId), digits);
-      return step !== undefined && (await mfa.useStep(userId, step, factor.secretSealed)) ? 'totp' : undefined;
+      return step !== undefined && (await mfa.useStep(userId, step, factor.secretSealed, token)) ? 'totp' : undefined;
     }
     const hash = recoveryCodeHash(code);
-    return hash && (await mfa.useRecoveryCode(userId, hash)) ? 'recovery' : undefined;
+    return hash && (await mfa.useRecoveryCode(userId, hash, token)) ? 'recovery' : undefined;
   }
 
   private async replaceRecoveryCodes(userId: string): Promise<string[]> {
