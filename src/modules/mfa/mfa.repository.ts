@@ -40,6 +40,15 @@ export class MfaRepository {
     const r = db.names(RecoveryCode);
     const c = db.names(MfaChallenge);
     const live = `${c.tokenHash} = $1 and ${c.usedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $2`;
+    // Conditional update: a step is accepted once, and only after every step accepted before it,
+    // however many instances judge the same code at once; of the secret the code was judged by ($3),
+    // not one enrolled since it was read.
+    const step = {
+      set: `${f.lastUsedStep} = $2`,
+      where: `${f.user} = $1 and ${f.confirmedAt} is not null and ${f.secretSealed} = $3 and (${f.lastUsedStep} is null or ${f.lastUsedStep} < $2)`,
+    };
+    // Conditional update: of concurrent uses of one recovery code, exactly one gets its row back.
+    const recovery = { set: `${r.usedAt} = now()`, where: `${r.user} = $1 and ${r.codeHash} = $2 and ${r.usedAt} is null` };
     this.sql = {
       factor: `select ${f.secretSealed} as "secretSealed", ${f.confirmedAt} is not null as confirmed from ${f.table} where ${f.user} = $1`,
       // A new start replaces a pending factor, never a confirmed one (then no row comes back).
@@ -49,13 +58,8 @@ export class MfaRepository {
       // The confirming code's step counts as used: it cannot be replayed at the next sign-in.
       confirm: `update ${f.table} set ${f.confirmedAt} = now(), ${f.lastUsedStep} = $2
                  where ${f.user} = $1 and ${f.confirmedAt} is null and ${f.secretSealed} = $3 returning 1 as ok`,
-      // Conditional update: a step is accepted once, and only after every step accepted before it,
-      // however many instances judge the same code at once.
-      // Of the secret the code was judged by ($3), not one enrolled since it was read.
-      useStep: `update ${f.table} set ${f.lastUsedStep} = $2
-                 where ${f.user} = $1 and ${f.confirmedAt} is not null and ${f.secretSealed} = $3 and (${f.lastUsedStep} is null or ${f.lastUsedStep} < $2) returning 1 as ok`,
-      // Conditional update: of concurrent uses of one recovery code, exactly one gets its row back.
-      useRecoveryCode: `update ${r.table} set ${r.usedAt} = now() where ${r.user} = $1 and ${r.codeHash} = $2 and ${r.usedAt} is null returning 1 as ok`,
+      useStep: `update ${f.table} set ${step.set} where ${step.where} returning 1 as ok`,
+      useRecoveryCode: `update ${r.table} set ${recovery.set} where ${recovery.where} returning 1 as ok`,
       codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
       createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt})
                         values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
@@ -71,13 +75,14 @@ export class MfaRepository {
       useStepSpendingToken: '',
       useRecoveryCodeSpendingToken: '',
     };
-    // A code's use and its mfaToken's in one statement: the token is spent only when the code is.
-    const spending = (use: string, n: number) =>
-      `with spent as (${use}) update ${c.table} set ${c.usedAt} = now()
-        where ${c.tokenHash} = $${n + 1} and ${c.usedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $${n + 2}
-          and exists (select 1 from spent) returning 1 as ok`;
-    this.sql.useStepSpendingToken = spending(this.sql.useStep, 3);
-    this.sql.useRecoveryCodeSpendingToken = spending(this.sql.useRecoveryCode, 2);
+    // A code's use and its mfaToken's in one statement: the code is used only while the token is
+    // live ($n+1: its hash, $n+2: its attempts' limit), and the token is spent only when the code is.
+    const spending = (table: string, use: { set: string; where: string }, n: number) =>
+      `with live as (select 1 from ${c.table} where ${c.tokenHash} = $${n + 1} and ${c.usedAt} is null and ${c.expiresAt} > now() and ${c.attempts} < $${n + 2}),
+            spent as (update ${table} set ${use.set} where ${use.where} and exists (select 1 from live) returning 1)
+       update ${c.table} set ${c.usedAt} = now() where ${c.tokenHash} = $${n + 1} and exists (select 1 from spent) returning 1 as ok`;
+    this.sql.useStepSpendingToken = spending(f.table, step, 3);
+    this.sql.useRecoveryCodeSpendingToken = spending(r.table, recovery, 2);
   }
 
   async factor(userId: string): Promise<StoredFactor | undefined> {

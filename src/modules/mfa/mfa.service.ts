@@ -171,14 +171,15 @@ export class MfaService implements SecondFactors {
     let outcome: { passed: true; result: T } | { passed: false } | undefined;
     try {
       outcome = await db.transaction(async () => {
-        // The account first, as every change of it takes it (a deleted one ends here); then the
-        // token, so that the verifies of one token run one at a time and exactly one can spend it.
+        // The account first, as every change of it takes it (a deleted one ends here): the verifies
+        // of one account, and so of one token, run one at a time from here.
         if (!(await accounts.lock(found.userId))) return undefined;
-        if (!(await mfa.lockChallenge(tokenHash, MAX_ATTEMPTS))) return undefined;
         // The factor read with the token: a code is spent only on that very secret (see useStep).
         const token = { hash: tokenHash, maxAttempts: MAX_ATTEMPTS };
         const spent = found.factor?.confirmed ? await this.spend(found.userId, found.factor, code, token) : undefined;
         if (!spent) {
+          // A token spent or ended by the verify this one waited for is no wrong code of this caller's.
+          if (!(await mfa.lockChallenge(tokenHash, MAX_ATTEMPTS))) return undefined;
           await mfa.countWrong(tokenHash);
           return { passed: false } as const;
         }
