@@ -169,6 +169,35 @@ describe('the second-factor routes', () => {
     errorOf(await t.http.gql(RegenerateRecoveryCodesDocument, { code: '123456' }), 'UNAUTHENTICATED');
   });
 
+  it("refuse a blocked account's live token (UNAUTHENTICATED) on both transports, and change nothing", async () => {
+    const step = await steadyStep();
+    const user = await enrolledUser(t, step);
+    await t.sql(`update users set blocked_at = now(), blocked_reason = 'test' where id = $1`, [user.userId]);
+    const code = codeAt(user.secret, step);
+    const token = user.accessToken;
+    for (const [method, path, body] of [
+      ['GET', MFA, undefined],
+      ['POST', TOTP_PATH, undefined],
+      ['POST', CONFIRM, { code }],
+      ['DELETE', TOTP_PATH, { code }],
+      ['POST', RECOVERY_CODES, { code }],
+    ] as const) {
+      expectProblem(await t.http.request(method, path, { body, token }), 401, 'UNAUTHENTICATED');
+    }
+    errorOf(await t.http.gql(MyMfaDocument, {}, { token }), 'UNAUTHENTICATED');
+    errorOf(await t.http.gql(StartTotpEnrollmentDocument, {}, { token }), 'UNAUTHENTICATED');
+    errorOf(await t.http.gql(ConfirmTotpDocument, { code }, { token }), 'UNAUTHENTICATED');
+    errorOf(await t.http.gql(DisableTotpDocument, { code }, { token }), 'UNAUTHENTICATED');
+    errorOf(await t.http.gql(RegenerateRecoveryCodesDocument, { code }, { token }), 'UNAUTHENTICATED');
+    // TOTP is still on, its step unspent, the recovery codes the same.
+    const [factor] = await t.sql<{ confirmed: boolean; last_used_step: string }>(
+      'select confirmed_at is not null as confirmed, last_used_step from totp_factors where user_id = $1',
+      [user.userId],
+    );
+    expect({ confirmed: factor!.confirmed, lastUsedStep: Number(factor!.last_used_step) }).toEqual({ confirmed: true, lastUsedStep: user.confirmedStep });
+    expect(await t.sql('select count(*)::int as n from recovery_codes where user_id = $1 and used_at is null', [user.userId])).toEqual([{ n: 10 }]);
+  });
+
   it('answer VALIDATION_FAILED to a missing, wrongly typed or over-long code', async () => {
     const user = await enrolledUser(t, await steadyStep());
     for (const [method, path] of [

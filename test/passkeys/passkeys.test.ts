@@ -248,6 +248,21 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
     for (const call of calls) expect(refusal(await call())).toEqual({ code: 'UNAUTHENTICATED' });
   });
 
+  it("refuses a blocked account's live token on every passkey route of the signed-in user, and changes nothing", async () => {
+    const { session, passkey } = await withPasskey(s, transport);
+    await s.sql(`update users set blocked_at = now(), blocked_reason = 'test' where id = $1`, [session.userId]);
+    const token = session.accessToken;
+    const calls = [
+      () => registrationOptions(s, token, transport),
+      () => addPasskey(s, token, new SoftAuthenticator(ORIGIN).register({ challenge: 'x', user: { id: 'x' } }), transport),
+      () => listPasskeys(s, token, transport),
+      () => renamePasskey(s, token, passkey.id, 'Renamed while blocked', transport),
+      () => removePasskey(s, token, passkey.id, transport),
+    ];
+    for (const call of calls) expect(refusal(await call())).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(await s.sql('select id, name from passkeys where user_id = $1', [session.userId])).toEqual([{ id: passkey.id, name: passkey.name }]);
+  });
+
   it('answers ACCOUNT_BLOCKED to the right passkey of a blocked account', async () => {
     const { session, authenticator } = await withPasskey(s, transport);
     await s.sql(`update users set blocked_at = now(), blocked_reason = 'test' where id = $1`, [session.userId]);
