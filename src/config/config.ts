@@ -213,10 +213,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && !e.MFA_ENCRYPTION_KEY) {
     problems.push('MFA_ENCRYPTION_KEY: required when NODE_ENV=production (32 random bytes: openssl rand -base64 32)');
   }
-  const webauthnOrigins = commaList(e.WEBAUTHN_ORIGINS ?? `http://localhost:${e.PORT}`);
-  for (const origin of webauthnOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`WEBAUTHN_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
-  }
+  const webauthnOrigins = originList('WEBAUTHN_ORIGINS', e.WEBAUTHN_ORIGINS ?? `http://localhost:${e.PORT}`, problems);
   const keyFiles = commaList(e.JWT_PRIVATE_KEYS_FILE ?? '');
   if (e.JWT_ALGORITHM === 'HS256' && keyFiles.length > 0) {
     problems.push('JWT_PRIVATE_KEYS_FILE: only used with JWT_ALGORITHM=ES256 or EdDSA (HS256 signs with JWT_SECRET)');
@@ -259,10 +256,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     { urls: e.WEBHOOK_URLS, secret: e.WEBHOOK_SECRET, timeoutMs: e.WEBHOOK_TIMEOUT_MS, retrySchedule: e.WEBHOOK_RETRY_SCHEDULE, retentionDays: e.WEBHOOK_RETENTION_DAYS },
     problems,
   );
-  const origins = commaList(e.CORS_ORIGINS);
-  for (const origin of origins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS: ${origin} is not an origin (scheme://host[:port])`);
-  }
+  const origins = originList('CORS_ORIGINS', e.CORS_ORIGINS, problems);
   if (parseTrustProxy(e.TRUST_PROXY) === undefined) {
     problems.push('TRUST_PROXY: must be false, true, a number of proxy hops, or a comma-separated list of addresses/subnets');
   }
@@ -349,6 +343,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     webauthn: { rpId: e.WEBAUTHN_RP_ID, rpName: e.WEBAUTHN_RP_NAME, origins: webauthnOrigins },
   });
+}
+
+/** A comma-separated list of web origins; each entry that is not one is a problem. */
+function originList(name: string, value: string, problems: string[]): string[] {
+  const origins = commaList(value);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`${name}: ${origin} is not an origin (scheme://host[:port])`);
+  }
+  return origins;
 }
 
 /** 32 bytes from 64 hex digits or from base64 / base64url; undefined for anything else. */
