@@ -64,6 +64,9 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
     const signedIn = accepted(await passkeyLogin(s, challengeId, authenticator.assert(request), transport));
     expect(signedIn).toMatchObject({ tokenType: 'Bearer', isNewUser: false, user: { id: session.userId } });
     expect(claimsOf(signedIn.accessToken).amr).toEqual(['hwk']);
+    // The session keeps how it was signed in: a refreshed token says hwk too.
+    const refreshed = await s.http.post('/api/v1/auth/refresh', { refreshToken: signedIn.refreshToken });
+    expect({ status: refreshed.status, amr: claimsOf(refreshed.body.accessToken).amr }).toEqual({ status: 200, amr: ['hwk'] });
     expect(await eventsOf(s, session.userId, 'SIGN_IN')).toEqual(expect.arrayContaining([{ type: 'SIGN_IN', method: 'PASSKEY' }]));
     const [listed] = accepted(await listPasskeys(s, signedIn.accessToken, transport));
     expect(listed).toMatchObject({ id: added.id, lastUsedAt: expect.any(String) });
