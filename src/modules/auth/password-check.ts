@@ -9,7 +9,7 @@ export interface FailureLimits {
 /**
  * Every password check of the service (sign-in, password change) goes through here and shares one
  * set of failure limits. An attempt is admitted to the slow comparison only while the failures so
- * far and the attempts still being compared leave room for it (RateLimiter.admitAttempt), so
+ * far and the attempts still being compared leave room for it (RateLimiter.attempt), so
  * parallel guesses cannot exceed the limit; only a wrong password counts as a failure, and a right
  * one that finds no room is told to retry in a moment, not that attempts failed. A missing hash
  * (unknown phone, code-only account) costs a comparison against a dummy hash, so all failures take
@@ -28,18 +28,7 @@ export class PasswordCheck {
       { name: 'login-failures-per-phone-ip', key: `login-fail:phone-ip:${phone}:${client}`, limit: this.limits.perPhoneIp, windowSeconds: 15 * 60 },
       { name: 'login-failures-per-ip-daily', key: `login-fail:ip:${client}`, limit: this.limits.perIpDaily, windowSeconds: 86400 },
     ];
-    await this.limiter.admitAttempt(rules, {
-      locked: 'Too many failed password attempts; try again later',
-      busy: 'Too many password attempts in progress; try again in a moment',
-    });
-    let ok: boolean;
-    try {
-      ok = hash ? await this.hasher.compare(password, hash) : await this.hasher.compareDummy(password);
-    } catch (error) {
-      await this.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
-      throw error;
-    }
-    await (ok ? this.limiter.releaseAttempt(rules) : this.limiter.failAttempt(rules));
-    return ok;
+    const messages = { locked: 'Too many failed password attempts; try again later', busy: 'Too many password attempts in progress; try again in a moment' };
+    return (await this.limiter.attempt(rules, messages, () => (hash ? this.hasher.compare(password, hash) : this.hasher.compareDummy(password)))) === true;
   }
 }

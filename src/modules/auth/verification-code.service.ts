@@ -48,18 +48,8 @@ export class VerificationCodeService {
    */
   async consume(phone: string, purpose: CodePurpose, code: string, ip: string | undefined): Promise<void> {
     const rules = this.failureRules(phone, ip);
-    await this.limiter.admitAttempt(rules, {
-      locked: 'Too many wrong codes; try again later',
-      busy: 'Too many code attempts in progress; try again in a moment',
-    });
-    let used: boolean;
-    try {
-      used = await this.use(phone, purpose, code);
-    } catch (error) {
-      await this.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
-      throw error;
-    }
-    await (used ? this.limiter.releaseAttempt(rules) : this.limiter.failAttempt(rules));
+    const messages = { locked: 'Too many wrong codes; try again later', busy: 'Too many code attempts in progress; try again in a moment' };
+    const used = await this.limiter.attempt(rules, messages, () => this.use(phone, purpose, code));
     if (!used) throw invalidCode();
     await this.conversion.verified(phone);
   }

@@ -56,6 +56,11 @@ export interface MfaDependencies {
 }
 
 const CHALLENGE_TTL_SECONDS = 300;
+/** What a refused code is told: the account's wrong codes reached a limit, or codes being checked fill it. */
+const ATTEMPT_MESSAGES = {
+  locked: 'Too many wrong codes for this account; try again later',
+  busy: 'Too many codes being checked for this account; try again in a moment',
+};
 /** Wrong codes an mfaToken takes before it is dead. */
 const MAX_ATTEMPTS = 5;
 const MFA_METHODS = ['totp', 'recovery'];
@@ -166,11 +171,9 @@ export class MfaService implements SecondFactors {
     const tokenHash = sha256Hex(mfaToken);
     const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
     if (!found) throw wrongCode();
-    const rules = this.failureRules(found.userId, client);
-    await this.admit(rules);
-    let outcome: { passed: true; result: T } | { passed: false } | undefined;
-    try {
-      outcome = await db.transaction(async () => {
+    let signedIn: { result: T } | undefined;
+    const verdict = await this.deps.limiter.attempt(this.failureRules(found.userId, client), ATTEMPT_MESSAGES, () =>
+      db.transaction(async () => {
         // The account first, as every change of it takes it (a deleted one ends here): the verifies
         // of one account, and so of one token, run one at a time from here.
         if (!(await accounts.lock(found.userId))) return undefined;
@@ -181,7 +184,7 @@ export class MfaService implements SecondFactors {
           // A token spent or ended by the verify this one waited for is no wrong code of this caller's.
           if (!(await mfa.lockChallenge(tokenHash, MAX_ATTEMPTS))) return undefined;
           await mfa.countWrong(tokenHash);
-          return { passed: false } as const;
+          return false;
         }
         if (spent === 'recovery') {
           const phone = (await accounts.findById(found.userId))?.phone;
@@ -190,21 +193,12 @@ export class MfaService implements SecondFactors {
         // The sign-in in this transaction: a code is spent only with a session made (a blocked
         // account's right code, refused there, is not), and one commit less on the way.
         const passed = { userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
-        return { passed: true, result: await complete(passed) } as const;
-      });
-    } catch (error) {
-      await this.deps.limiter.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
-      throw error;
-    }
-    if (outcome?.passed) {
-      await this.deps.limiter.releaseAttempt(rules);
-      return outcome.result;
-    }
-    if (!outcome) {
-      await this.deps.limiter.releaseAttempt(rules);
-      throw wrongCode();
-    }
-    await this.deps.limiter.failAttempt(rules);
+        signedIn = { result: await complete(passed) };
+        return true;
+      }),
+    );
+    if (signedIn) return signedIn.result;
+    if (verdict === undefined) throw wrongCode();
     const account = await accounts.findById(found.userId);
     if (account) await this.failures.record(found.method as SignInMethod, account.phone, account, client, SecurityEventType.MFA_FAILED);
     throw wrongCode();
@@ -221,29 +215,21 @@ export class MfaService implements SecondFactors {
   private async withCode<T>(principal: Principal, code: string, client: ClientInfo, change: () => Promise<T>): Promise<T> {
     const { db, accounts, mfa, events, limiter } = this.deps;
     const { userId } = principal;
-    const rules = this.failureRules(userId, client);
-    await this.admit(rules);
-    let outcome: { result: T } | undefined;
-    try {
-      outcome = await db.transaction(async () => {
+    let changed: { result: T } | undefined;
+    const verdict = await limiter.attempt(this.failureRules(userId, client), ATTEMPT_MESSAGES, () =>
+      db.transaction(async () => {
         await accounts.lockActive(userId);
         const factor = await mfa.factor(userId);
         if (!factor?.confirmed) throw new AppError(ErrorCode.NOT_FOUND, 'TOTP is not on for this account');
         const spent = await this.spend(userId, factor, code);
-        if (!spent) return undefined;
+        if (!spent) return false;
         if (spent === 'recovery') await events.recordOwn(SecurityEventType.RECOVERY_CODE_USED, principal, client);
-        return { result: await change() };
-      });
-    } catch (error) {
-      await limiter.releaseAttempt(rules).catch(() => undefined);
-      throw error;
-    }
-    if (outcome) {
-      await limiter.releaseAttempt(rules);
-      return outcome.result;
-    }
-    await limiter.failAttempt(rules);
-    throw wrongCode();
+        changed = { result: await change() };
+        return true;
+      }),
+    );
+    if (!changed) throw wrongCode();
+    return changed.result;
   }
 
   /** Uses `code` once: six digits are a TOTP code, anything else may be a recovery code. */
@@ -277,13 +263,6 @@ export class MfaService implements SecondFactors {
       { name: 'mfa-failures-per-account-ip', key: `mfa-fail:user-ip:${userId}:${client.ip ?? 'unknown'}`, limit: this.settings.failuresPerAccountIp, windowSeconds: 15 * 60 },
       { name: 'mfa-failures-per-account-hourly', key: `mfa-fail:user:${userId}`, limit: this.settings.failuresPerAccountHourly, windowSeconds: 3600 },
     ];
-  }
-
-  private admit(rules: Rule[]): Promise<void> {
-    return this.deps.limiter.admitAttempt(rules, {
-      locked: 'Too many wrong codes for this account; try again later',
-      busy: 'Too many codes being checked for this account; try again in a moment',
-    });
   }
 }
 

@@ -121,7 +121,7 @@ export class RateLimiter {
    * Refusals count nowhere. Once failures reach the limit the answer is `messages.locked` until the
    * window ends; while attempts in flight fill the room it is `messages.busy`, to retry in a second.
    */
-  async admitAttempt(rules: Rule[], messages: { locked: string; busy: string }): Promise<void> {
+  private async admitAttempt(rules: Rule[], messages: { locked: string; busy: string }): Promise<void> {
     const admission = await this.store.admitAttempt(rules, IN_FLIGHT_SECONDS);
     switch (admission.outcome) {
       case 'admitted':
@@ -133,18 +133,37 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * An attempt against failure limits from admission to verdict: admitted (admitAttempt), judged by
+   * `judge`, then failed when it says `false` (a wrong secret) or released when it says `true` or
+   * `undefined` (right, or not judged: what it was aimed at is gone), and released when it throws.
+   * Returns the verdict.
+   */
+  async attempt(rules: Rule[], messages: { locked: string; busy: string }, judge: () => Promise<boolean | undefined>): Promise<boolean | undefined> {
+    await this.admitAttempt(rules, messages);
+    let verdict: boolean | undefined;
+    try {
+      verdict = await judge();
+    } catch (error) {
+      await this.releaseAttempt(rules).catch(() => undefined); // the original error is the one to report
+      throw error;
+    }
+    await (verdict === false ? this.failAttempt(rules) : this.releaseAttempt(rules));
+    return verdict;
+  }
+
   private refuse(rule: Rule, message: string, retryAfter: number): AppError {
     this.refused(rule.name);
     return rateLimited(message, retryAfter);
   }
 
   /** The admitted attempt was wrong: it counts as a failure from now on. */
-  failAttempt(rules: Rule[]): Promise<void> {
+  private failAttempt(rules: Rule[]): Promise<void> {
     return this.store.failAttempt(rules);
   }
 
   /** The admitted attempt was right (or was not judged): it counts nowhere. */
-  releaseAttempt(rules: Rule[]): Promise<void> {
+  private releaseAttempt(rules: Rule[]): Promise<void> {
     return this.store.releaseAttempt(rules);
   }
 }
