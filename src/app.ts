@@ -12,6 +12,7 @@ import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
+import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -29,6 +30,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
+import { storableInput } from './shared/http/input-guard.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -89,11 +91,12 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
       errorPlugin(logger),
+      inputChecksPlugin(),
       ApolloServerPluginCacheControlDisabled(),
       landingPagePlugin(config.graphqlExplorer),
       ...(metrics ? [metricsPlugin(metrics)] : []),
     ],
-    validationRules: [...armor.validationRules, servedOperationTypesOnly],
+    validationRules: [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals],
     allowBatchedHttpRequests: false,
     introspection: !config.isProduction,
     // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.
@@ -107,6 +110,9 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // refused body (413, malformed JSON) is covered too; GraphQL GET queries included (the schema sets
   // no cache hints, so Apollo's cache-control plugin is turned off).
   const privateJson = sequence(noStore, express.json({ limit: JSON_BODY_LIMIT }));
+  // REST's inputs are checked for what they may not hold here, before any route; GraphQL's, by
+  // inputChecksPlugin and storableStringLiterals (variables and literals, whatever the transport).
+  const restJson = sequence(privateJson, storableInput);
   // The busiest mounts first; each is one path match for the requests it does not serve.
   app.use(
     '/graphql',
@@ -130,10 +136,10 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // router a request passes through allocates its own dispatch state). Under a prefix, the routers
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
-  app.use('/api/v1/auth', privateJson, authRoutes(services), publicConfigRoutes(services));
-  app.use('/api/v1/users', privateJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services));
-  app.use('/api/v1/admin', privateJson, adminRoutes(services));
-  app.use('/api/v1/internal', privateJson, internalRoutes(services, config.internalApiKey));
+  app.use('/api/v1/auth', restJson, authRoutes(services), publicConfigRoutes(services));
+  app.use('/api/v1/users', restJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services));
+  app.use('/api/v1/admin', restJson, adminRoutes(services));
+  app.use('/api/v1/internal', restJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
   const jwks = jwksRoute(services);
   app.get('/.well-known/jwks.json', jwks);

@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { toAppError } from '../shared/errors/normalize.js';
@@ -32,9 +32,18 @@ function isRequestError(error: unknown): boolean {
   return (typeof code === 'string' && REQUEST_CODES.has(code)) || (typeof status === 'number' && status >= 400 && status < 500);
 }
 
+/**
+ * What was thrown: a resolver's error, or the AppError of a refusal made before execution (see
+ * input-checks.ts), which Apollo hands over wrapped and without a path.
+ */
+function originalOf(error: unknown): unknown {
+  const unwrapped = unwrapResolverError(error);
+  return unwrapped instanceof GraphQLError && unwrapped.originalError instanceof AppError ? unwrapped.originalError : unwrapped;
+}
+
 /** The GraphQL mapping of the error catalogue: `extensions.code` and nothing internal. */
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = originalOf(error);
   if (isRequestError(original)) {
     const fields = variableFields(formatted.message);
     const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
@@ -87,7 +96,7 @@ export function errorPlugin(logger: Logger): ApolloServerPlugin<GraphQLContext> 
       return {
         async didEncounterErrors({ errors, contextValue }) {
           for (const error of errors) {
-            const original = unwrapResolverError(error);
+            const original = originalOf(error);
             // The client's own mistake (answered as VALIDATION_FAILED): not logged, as graphql-js
             // messages quote the variables, passwords included.
             if (isRequestError(original)) continue;

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { assertNestedArgumentsChecked } from './input-checks.js';
 import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AdminResolver } from '../modules/admin/admin.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
@@ -13,9 +14,11 @@ import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
 const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver] as const;
 
-export function buildAppSchema(): Promise<GraphQLSchema> {
+export async function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
-  return buildSchema({ resolvers, validate: false });
+  const schema = await buildSchema({ resolvers, validate: false });
+  assertNestedArgumentsChecked(schema);
+  return schema;
 }
 
 /** The SDL committed as schema/schema.graphql; sorted so that it is stable across builds. */

@@ -392,7 +392,8 @@ describe('reading one account over GraphQL', () => {
     for (const variables of REFUSED_PAGES) {
       const res = await t.http.post('/graphql', { query: GQL.events, variables: { id: target.userId, ...variables } }, { token: admin.accessToken });
       expect(refusal(res, 'GraphQL', 'VALIDATION_FAILED')).toEqual('after' in variables ? { after: NOT_OURS } : { first: LIMIT });
-      expect(res.body.data).toBeNull();
+      // Refused before the operation ran: a request error, 400 and no data at all.
+      expect({ status: res.status, data: res.body.data }).toEqual({ status: 400, data: undefined });
       requestIds.push(res.headers.get('x-request-id')!);
     }
     return requestIds;
@@ -405,8 +406,8 @@ describe('reading one account over GraphQL', () => {
     expect((await auditSince('REST', admin.accessToken, mark)).map((e) => e.detail.read)).not.toContain('securityEvents');
   });
 
-  // adminUser checks the pages its securityEvents fields ask for before it records its own reading:
-  // the whole answer is then the refusal (data null), and nothing may say the details were read.
+  // The pages an operation's securityEvents fields ask for are checked before it runs, so before
+  // adminUser records its own reading: the whole answer is the refusal, and nothing says the details were read.
   it('refuses a search whose results ask for a bad events page, even through a fragment, before any account is read', async () => {
     const [admin, target] = [await withRole(t, 'ADMIN'), await withRole(t, 'USER')];
     const before = await footprint(target.userId);

@@ -105,14 +105,23 @@ describe('bad input never yields INTERNAL or a stack trace', () => {
   });
 
   it('stores and returns hostile but valid nicknames verbatim', async () => {
-    for (const nickname of ["Robert'); drop table users;--", '<script>alert(1)</script>', '\ud800 lone', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢']) {
+    for (const nickname of ["Robert'); drop table users;--", '<script>alert(1)</script>', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢']) {
       const phone = newPhone();
       const code = await gqlCode(t, phone, 'REGISTER');
       const payload = dataOf(await t.http.gql(RegisterDocument, { input: { phone, code, password: GOOD_PASSWORD, nickname } }));
       const me = dataOf(await t.http.gql(MeDocument, {}, { token: payload.register.accessToken })).me;
       expect(me.nickname).toBe(payload.register.user.nickname);
-      if (!nickname.includes('\ud800')) expect(me.nickname).toBe(nickname);
+      expect(me.nickname).toBe(nickname);
     }
+  });
+
+  it('refuses a nickname that is not valid Unicode (a lone surrogate) rather than store U+FFFD for it', async () => {
+    const phone = newPhone();
+    const code = await gqlCode(t, phone, 'REGISTER');
+    const res = await t.http.gql(RegisterDocument, { input: { phone, code, password: GOOD_PASSWORD, nickname: '\ud800 lone' } });
+    expect(errorOf(res, 'VALIDATION_FAILED').extensions?.fields).toEqual({ nickname: expect.stringContaining('unpaired surrogates') });
+    // The code was not used: the registration goes through with a nickname that is text.
+    dataOf(await t.http.gql(RegisterDocument, { input: { phone, code, password: GOOD_PASSWORD, nickname: 'lone' } }));
   });
 });
 

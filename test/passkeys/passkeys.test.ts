@@ -218,7 +218,7 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
     const { session, authenticator, passkey } = await withPasskey(s, transport);
     const renamed = accepted(await renamePasskey(s, session.accessToken, passkey.id, '  Work laptop  ', transport));
     expect(renamed).toMatchObject({ id: passkey.id, name: 'Work laptop' });
-    for (const [name, why] of [['   ', 'must not be empty'], ['x'.repeat(65), 'must be at most 64 characters'], ['a\u0000b', 'must not contain control characters']] as const) {
+    for (const [name, why] of [['   ', 'must not be empty'], ['x'.repeat(65), 'must be at most 64 characters'], ['a\u0001b', 'must not contain control characters'], ['a\u0000b', 'must not contain NUL characters (U+0000)']] as const) {
       expect(refusal(await renamePasskey(s, session.accessToken, passkey.id, name, transport))).toEqual({ code: 'VALIDATION_FAILED', fields: { name: why } });
     }
     expect(accepted(await listPasskeys(s, session.accessToken, transport))).toEqual([expect.objectContaining({ id: passkey.id, name: 'Work laptop' })]);

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, phonePrefixes } from '../../shared/phone.js';
-import { isUuid } from '../../shared/uuid.js';
+import { toUuid } from '../../shared/ids.js';
 import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
@@ -312,7 +312,7 @@ export class AccountService {
     const text = filter.text?.trim();
     const search: UserSearch = { phonePrefixes: [], blocked: filter.blocked, role: filter.role };
     if (text) {
-      if (isUuid(text)) search.id = text.toLowerCase();
+      search.id = toUuid(text);
       search.phonePrefixes = phonePrefixes(text, this.deps.defaultPhoneRegion);
       search.nickname = text.normalize('NFC');
     }

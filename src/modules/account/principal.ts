@@ -1,3 +1,4 @@
+import type { Uuid } from '../../shared/ids.js';
 import type { UserView } from './user.view.js';
 
 /**
@@ -6,7 +7,7 @@ import type { UserView } from './user.view.js';
  * security-event services, which all take it.
  */
 export interface Principal {
-  userId: string;
-  sessionId: string;
+  userId: Uuid;
+  sessionId: Uuid;
   user: UserView;
 }

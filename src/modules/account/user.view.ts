@@ -1,8 +1,10 @@
+import type { Uuid } from '../../shared/ids.js';
 import type { Role } from './role.js';
 
 /** The public face of an account: what both transports return. No secret can reach it. */
 export interface UserView {
-  id: string;
+  /** As PostgreSQL prints a uuid: in lower case, the one spelling of an id past the edge. */
+  id: Uuid;
   phone: string;
   nickname: string;
   avatarUrl: string | null;
@@ -30,7 +32,7 @@ export interface UserFields {
 
 export function toUserView(fields: UserFields): UserView {
   return {
-    id: fields.id,
+    id: fields.id as Uuid,
     phone: fields.phone,
     nickname: fields.nickname,
     avatarUrl: fields.avatarKey ? `${AVATAR_PATH}${fields.avatarKey}` : null,

@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import { cursorField, emptyAsAbsent, limitField, pageArgs, pageQuery, type Page } from '../../shared/pagination.js';
 import { auditCursor } from '../audit/audit-log.service.js';
-import { requiredString } from '../../shared/validation.js';
-import { isUuid } from '../../shared/uuid.js';
+import { toUuid, uuidField } from '../../shared/ids.js';
+import { hasControlCharacters, textField } from '../../shared/text.js';
 import type { SearchPosition } from '../account/account.repository.js';
 import { Role } from '../account/role.js';
 import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import { webhookCursor } from '../webhook/webhook.service.js';
 import { AccountStatus } from './account-status.js';
 
-/** 1-500 characters once trimmed (the service checks the trimmed length, for GraphQL too). */
-export const BlockUserSchema = z.object({ reason: requiredString(500) });
+/** The account an operator acts on: `users/{id}` on REST, `id: ID!` on GraphQL; canonical from here on. */
+export const UserIdSchema = z.object({ id: uuidField() });
+
+/** The delivery `webhook-deliveries/{id}/retry` and `adminRetryWebhookDelivery(id)` name. */
+export const DeliveryIdSchema = z.object({ id: uuidField() });
+
+/** 1-500 characters once trimmed; line breaks and tabs are text, other control characters are not. */
+export const BlockUserSchema = z.object({ reason: textField(500, { lines: true }) });
 
 const roleField = z.enum(Role, { error: `must be one of ${Object.values(Role).join(', ')}` });
 
@@ -25,7 +31,8 @@ export function encodeSearchCursor({ createdAt, id }: SearchPosition): string {
 
 const searchCursor = cursorField((decoded): SearchPosition | undefined => {
   const [, createdAt, id] = SEARCH_CURSOR.exec(decoded) ?? [];
-  return createdAt && id && isUuid(id) && isCalendarInstant(createdAt) ? { createdAt, id } : undefined;
+  const uuid = id && toUuid(id);
+  return createdAt && uuid && isCalendarInstant(createdAt) ? { createdAt, id: uuid } : undefined;
 });
 
 /**
@@ -38,11 +45,11 @@ function isCalendarInstant(text: string): boolean {
 }
 
 const searchFields = {
-  // PostgreSQL text cannot hold NUL: refused here, or the nickname comparison would fail as a 500.
   query: z
     .string({ error: 'must be a string' })
     .max(100, 'must be at most 100 characters')
-    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters'),
+    // Format characters stay: a nickname's emoji hold joiners.
+    .refine((v) => !hasControlCharacters(v, { format: false }), 'must not contain control characters'),
   status: z.enum(AccountStatus, { error: `must be one of ${Object.values(AccountStatus).join(', ')}` }),
   role: roleField,
 };

@@ -1,8 +1,10 @@
-import { Kind, getArgumentValues, isObjectType, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
-import { Arg, Ctx, FieldResolver, ID, Info, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { ArgumentsParsedBy } from '../../graphql/input-checks.js';
+import type { Uuid } from '../../shared/ids.js';
 import { toConnection } from '../../shared/pagination.js';
 import { parseInput } from '../../shared/validation.js';
+import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
 import { SecurityEventsArgsSchema } from '../security-event/security-event.inputs.js';
 import { SecurityEventConnectionType } from '../security-event/security-event.types.js';
@@ -11,35 +13,15 @@ import type { SessionView } from '../session/session.service.js';
 import { AccountStatus } from './account-status.js';
 import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
-import { AuditLogArgsSchema, UserSearchArgsSchema, WebhookDeliveriesArgsSchema } from './admin.inputs.js';
+import { AuditLogArgsSchema, BlockUserSchema, DeliveryIdSchema, UserIdSchema, UserSearchArgsSchema, WebhookDeliveriesArgsSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType, WebhookDeliveryConnectionType, WebhookDeliveryType } from './admin.types.js';
 
-/**
- * Refuses, before anything is read or recorded, a request whose `AdminUser.securityEvents` pages
- * (anywhere under the root field, through fragments and aliases) are out of range: a reading is an
- * audit entry and an event the user sees, and a request answered by a refusal has read nothing.
- */
-function checkNestedEventPages(info: GraphQLResolveInfo): void {
-  const adminUser = info.schema.getType('AdminUser');
-  if (!isObjectType(adminUser)) return;
-  const field = adminUser.getFields().securityEvents!;
-  const visit = (set: SelectionSetNode | undefined, seen: Set<string>): void => {
-    for (const selection of set?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value === 'securityEvents') {
-          parseInput(SecurityEventsArgsSchema, getArgumentValues(field, selection, info.variableValues));
-        }
-        visit(selection.selectionSet, seen);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        visit(selection.selectionSet, seen);
-      } else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value);
-        visit(info.fragments[selection.name.value]?.selectionSet, seen);
-      }
-    }
-  };
-  for (const node of info.fieldNodes as FieldNode[]) visit(node.selectionSet, new Set());
+/** The caller, once its role is `needed`, and the account `id` names, canonical from here on. */
+async function onUser(ctx: GraphQLContext, id: string, needed: Role.SUPPORT | Role.ADMIN): Promise<{ principal: Principal; id: Uuid }> {
+  const principal = await ctx.principal();
+  ctx.services.admin.authorize(principal, needed);
+  return { principal, id: parseInput(UserIdSchema, { id }).id };
 }
 
 /** The operators' fields; each checks the caller's role (AdminService.authorize), as the REST routes do. */
@@ -55,21 +37,17 @@ export class AdminResolver {
     @Arg('first', () => Int, { nullable: true }) first: number | null,
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: GraphQLContext,
-    @Info() info: GraphQLResolveInfo,
   ): Promise<AdminUserConnectionType> {
     const principal = await ctx.principal();
     ctx.services.admin.authorize(principal, Role.SUPPORT);
     const input = parseInput(UserSearchArgsSchema, { query, status, role, first, after });
-    checkNestedEventPages(info);
     return toConnection(await ctx.services.admin.search(principal, input));
   }
 
   @Query(() => AdminUserType, { description: 'One account (SUPPORT or ADMIN); recorded in the audit log as USER_VIEWED' })
-  async adminUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<AdminUserView> {
-    const principal = await ctx.principal();
-    ctx.services.admin.authorize(principal, Role.SUPPORT);
-    checkNestedEventPages(info);
-    return ctx.services.admin.user(principal, id, ctx.client);
+  async adminUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
+    const user = await onUser(ctx, id, Role.SUPPORT);
+    return ctx.services.admin.user(user.principal, user.id, ctx.client);
   }
 
   @FieldResolver(() => [SessionType], { description: 'Live sessions, newest first; recorded in the audit log as USER_VIEWED' })
@@ -80,6 +58,7 @@ export class AdminResolver {
   @FieldResolver(() => SecurityEventConnectionType, {
     description: "The account's security events, newest first (first: 1-100, default 20); recorded in the audit log as USER_VIEWED",
   })
+  @ArgumentsParsedBy(SecurityEventsArgsSchema)
   async securityEvents(
     @Root() user: AdminUserView,
     @Arg('first', () => Int, { nullable: true }) first: number | null,
@@ -115,33 +94,40 @@ export class AdminResolver {
 
   @Mutation(() => WebhookDeliveryType, { description: 'Sends a delivery once more, due now (ADMIN); audited as WEBHOOK_RETRIED' })
   async adminRetryWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<WebhookDeliveryView> {
-    return ctx.services.admin.retryWebhookDelivery(await ctx.principal(), id, ctx.client);
+    const principal = await ctx.principal();
+    ctx.services.admin.authorize(principal, Role.ADMIN);
+    return ctx.services.admin.retryWebhookDelivery(principal, parseInput(DeliveryIdSchema, { id }).id, ctx.client);
   }
 
   @Mutation(() => AdminUserType, { description: 'Blocks the account and ends its sessions (ADMIN); reason 1-500 characters' })
   async adminBlockUser(@Arg('id', () => ID) id: string, @Arg('reason') reason: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
-    return ctx.services.admin.block(await ctx.principal(), id, reason, ctx.client);
+    const user = await onUser(ctx, id, Role.ADMIN);
+    return ctx.services.admin.block(user.principal, user.id, parseInput(BlockUserSchema, { reason }).reason, ctx.client);
   }
 
   @Mutation(() => AdminUserType, { description: 'Lifts the block (ADMIN)' })
   async adminUnblockUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
-    return ctx.services.admin.unblock(await ctx.principal(), id, ctx.client);
+    const user = await onUser(ctx, id, Role.ADMIN);
+    return ctx.services.admin.unblock(user.principal, user.id, ctx.client);
   }
 
   @Mutation(() => AdminUserType, { description: "Gives another account a role (ADMIN; never one's own)" })
   async adminSetRole(@Arg('id', () => ID) id: string, @Arg('role', () => Role) role: Role, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
-    return ctx.services.admin.setRole(await ctx.principal(), id, role, ctx.client);
+    const user = await onUser(ctx, id, Role.ADMIN);
+    return ctx.services.admin.setRole(user.principal, user.id, role, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: "Ends every session of the account (SUPPORT for a USER's, ADMIN for anyone's)" })
   async adminRevokeSessions(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.admin.revokeSessions(await ctx.principal(), id, ctx.client);
+    const user = await onUser(ctx, id, Role.SUPPORT);
+    await ctx.services.admin.revokeSessions(user.principal, user.id, ctx.client);
     return true;
   }
 
   @Mutation(() => Boolean, { description: "Deletes another account, as its owner's deletion does (ADMIN)" })
   async adminDeleteUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.admin.delete(await ctx.principal(), id, ctx.client);
+    const user = await onUser(ctx, id, Role.ADMIN);
+    await ctx.services.admin.delete(user.principal, user.id, ctx.client);
     return true;
   }
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AdminUserJson, AdminUserListJson, AuditLogJson, WebhookDeliveryJson, WebhookDeliveryListJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
@@ -13,7 +13,7 @@ import { SecurityEventsQuerySchema } from '../security-event/security-event.inpu
 import { securityEventListToJson } from '../security-event/security-event.routes.js';
 import { sessionToJson } from '../session/session.routes.js';
 import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
-import { AuditLogQuerySchema, BlockUserSchema, SetRoleSchema, UserSearchQuerySchema, WebhookDeliveriesQuerySchema } from './admin.inputs.js';
+import { AuditLogQuerySchema, BlockUserSchema, DeliveryIdSchema, SetRoleSchema, UserIdSchema, UserSearchQuerySchema, WebhookDeliveriesQuerySchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
@@ -51,51 +51,61 @@ function deliveryListToJson({ items, nextCursor }: Paged<WebhookDeliveryView>): 
 
 /**
  * The operators' routes, under /admin; each checks the caller's role (AdminService.authorize), and
- * checks it before the query or body: a caller without the role learns FORBIDDEN, not what the
- * request should hold.
+ * checks it before the path, query or body: a caller without the role learns FORBIDDEN, not what the
+ * request should hold. The id of the path is made canonical here (UserIdSchema), once.
  */
 export function adminRoutes({ admin, authenticator }: Services): Router {
   const router = Router();
   // On each route rather than the router, so that a path parameter that is not valid
   // percent-encoding is refused as malformed (400) before the caller is asked who they are.
   const signedIn = requireAuth(authenticator);
-  const id = (params: Record<string, string | string[] | undefined>) => params.id as string;
   const caller = (res: Parameters<typeof principalOf>[0]) => principalOf<Principal>(res);
+  /** The caller, once its role is `needed`, and the account the path names. */
+  const onUser = (req: Request, res: Response, needed: Role.SUPPORT | Role.ADMIN) => {
+    const principal = caller(res);
+    admin.authorize(principal, needed);
+    return { principal, id: parseInput(UserIdSchema, req.params).id };
+  };
 
   router.get('/users', signedIn, async (req, res) => {
     admin.authorize(caller(res), Role.SUPPORT);
     res.json(userListToJson(await admin.search(caller(res), parseInput(UserSearchQuerySchema, req.query))));
   });
   router.get('/users/:id', signedIn, async (req, res) => {
-    res.json(adminUserToJson(await admin.user(caller(res), id(req.params), clientInfo(req))));
+    const { principal, id } = onUser(req, res, Role.SUPPORT);
+    res.json(adminUserToJson(await admin.user(principal, id, clientInfo(req))));
   });
   router.get('/users/:id/sessions', signedIn, async (req, res) => {
-    res.json((await admin.sessions(caller(res), id(req.params), clientInfo(req))).map(sessionToJson));
+    const { principal, id } = onUser(req, res, Role.SUPPORT);
+    res.json((await admin.sessions(principal, id, clientInfo(req))).map(sessionToJson));
   });
   router.get('/users/:id/security-events', signedIn, async (req, res) => {
-    admin.authorize(caller(res), Role.SUPPORT);
+    const { principal, id } = onUser(req, res, Role.SUPPORT);
     const page = parseInput(SecurityEventsQuerySchema, req.query);
-    res.json(securityEventListToJson(await admin.securityEvents(caller(res), id(req.params), page, clientInfo(req))));
+    res.json(securityEventListToJson(await admin.securityEvents(principal, id, page, clientInfo(req))));
   });
   router.post('/users/:id/sessions/revoke', signedIn, async (req, res) => {
-    await admin.revokeSessions(caller(res), id(req.params), clientInfo(req));
+    const { principal, id } = onUser(req, res, Role.SUPPORT);
+    await admin.revokeSessions(principal, id, clientInfo(req));
     res.status(204).end();
   });
   router.post('/users/:id/block', signedIn, async (req, res) => {
-    admin.authorize(caller(res), Role.ADMIN);
+    const { principal, id } = onUser(req, res, Role.ADMIN);
     const { reason } = parseInput(BlockUserSchema, req.body);
-    res.json(adminUserToJson(await admin.block(caller(res), id(req.params), reason, clientInfo(req))));
+    res.json(adminUserToJson(await admin.block(principal, id, reason, clientInfo(req))));
   });
   router.post('/users/:id/unblock', signedIn, async (req, res) => {
-    res.json(adminUserToJson(await admin.unblock(caller(res), id(req.params), clientInfo(req))));
+    const { principal, id } = onUser(req, res, Role.ADMIN);
+    res.json(adminUserToJson(await admin.unblock(principal, id, clientInfo(req))));
   });
   router.put('/users/:id/role', signedIn, async (req, res) => {
-    admin.authorize(caller(res), Role.ADMIN);
+    const { principal, id } = onUser(req, res, Role.ADMIN);
     const { role } = parseInput(SetRoleSchema, req.body);
-    res.json(adminUserToJson(await admin.setRole(caller(res), id(req.params), role, clientInfo(req))));
+    res.json(adminUserToJson(await admin.setRole(principal, id, role, clientInfo(req))));
   });
   router.delete('/users/:id', signedIn, async (req, res) => {
-    await admin.delete(caller(res), id(req.params), clientInfo(req));
+    const { principal, id } = onUser(req, res, Role.ADMIN);
+    await admin.delete(principal, id, clientInfo(req));
     res.status(204).end();
   });
   router.get('/audit-log', signedIn, async (req, res) => {
@@ -107,7 +117,9 @@ export function adminRoutes({ admin, authenticator }: Services): Router {
     res.json(deliveryListToJson(await admin.webhookDeliveries(caller(res), parseInput(WebhookDeliveriesQuerySchema, req.query))));
   });
   router.post('/webhook-deliveries/:id/retry', signedIn, async (req, res) => {
-    res.json(deliveryToJson(await admin.retryWebhookDelivery(caller(res), id(req.params), clientInfo(req))));
+    admin.authorize(caller(res), Role.ADMIN);
+    const { id } = parseInput(DeliveryIdSchema, req.params);
+    res.json(deliveryToJson(await admin.retryWebhookDelivery(caller(res), id, clientInfo(req))));
   });
   return router;
 }

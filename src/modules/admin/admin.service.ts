@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { toPage, type Page, type Paged } from '../../shared/pagination.js';
-import { isUuid } from '../../shared/uuid.js';
+import type { Uuid } from '../../shared/ids.js';
 import type { AccountService, OperatorView } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
@@ -47,7 +47,6 @@ export interface AdminDependencies {
 /** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
 type Reading = 'details' | 'sessions' | 'securityEvents';
 
-const REASON_MAX = 500;
 const RANK: Record<Role, number> = { [Role.USER]: 0, [Role.SUPPORT]: 1, [Role.ADMIN]: 2 };
 
 /**
@@ -89,27 +88,26 @@ export class AdminService {
   }
 
   /** One account (USER_VIEWED). */
-  async user(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
+  async user(principal: Principal, id: Uuid, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.SUPPORT);
     return this.reading(principal, id, 'details', client, (user) => this.adminView(user));
   }
 
   /** The account's live sessions, newest first (USER_VIEWED). */
-  async sessions(principal: Principal, id: string, client: ClientInfo): Promise<SessionView[]> {
+  async sessions(principal: Principal, id: Uuid, client: ClientInfo): Promise<SessionView[]> {
     this.authorize(principal, Role.SUPPORT);
     return this.reading(principal, id, 'sessions', client, () => this.deps.sessions.listLive(id, ''));
   }
 
   /** The account's security events, a page at a time, as the user sees them (USER_VIEWED). */
-  async securityEvents(principal: Principal, id: string, page: SecurityEventsPage, client: ClientInfo): Promise<SecurityEventList> {
+  async securityEvents(principal: Principal, id: Uuid, page: SecurityEventsPage, client: ClientInfo): Promise<SecurityEventList> {
     this.authorize(principal, Role.SUPPORT);
     return this.reading(principal, id, 'securityEvents', client, () => this.deps.events.list(id, page));
   }
 
   /** Ends every session of the account at once; its access tokens stop on their next request. */
-  async revokeSessions(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+  async revokeSessions(principal: Principal, id: Uuid, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.SUPPORT);
-    assertUserId(id);
     const { db, sessions, events } = this.deps;
     await db.transaction(async () => {
       const user = await this.locked(id);
@@ -125,30 +123,21 @@ export class AdminService {
     });
   }
 
-  /** Blocks the account with a reason (1-500 characters) and ends its sessions, in one transaction. */
-  async block(principal: Principal, id: string, reason: string, client: ClientInfo): Promise<AdminUserView> {
+  /** Blocks the account with a reason (1-500 characters, checked at the edge) and ends its sessions, in one transaction. */
+  async block(principal: Principal, id: Uuid, reason: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    const trimmed = reason.trim();
-    if (trimmed.length === 0 || trimmed.length > REASON_MAX) {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, `The reason must be 1-${REASON_MAX} characters`, {
-        fields: { reason: `must be 1-${REASON_MAX} characters` },
-      });
-    }
-    assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot block their own account');
-    return this.setBlock(principal, id, { reason: trimmed }, client);
+    return this.setBlock(principal, id, { reason }, client);
   }
 
-  async unblock(principal: Principal, id: string, client: ClientInfo): Promise<AdminUserView> {
+  async unblock(principal: Principal, id: Uuid, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    assertUserId(id);
     return this.setBlock(principal, id, null, client);
   }
 
   /** Gives another account a role (ADMIN); never the caller's own, so that the last admin cannot demote themself. */
-  async setRole(principal: Principal, id: string, role: Role, client: ClientInfo): Promise<AdminUserView> {
+  async setRole(principal: Principal, id: Uuid, role: Role, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot change their own role');
     const changed = await this.deps.db.transaction(async () => {
       const set = await this.deps.accounts.setRole(id, role, onBehalf(client));
@@ -180,9 +169,8 @@ export class AdminService {
   }
 
   /** Deletes another account (ADMIN), as its owner's deletion does: its data, sessions and avatar go; its events stay. */
-  async delete(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+  async delete(principal: Principal, id: Uuid, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.ADMIN);
-    assertUserId(id);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators delete their own account as every user does (DELETE /users/me)');
     const deleted = await this.deps.accounts.deleteByOperator(id, onBehalf(client), (user) =>
       this.audit(principal, AuditAction.USER_DELETED, id, { phone: user.phone, nickname: user.nickname }, client),
@@ -203,7 +191,7 @@ export class AdminService {
   }
 
   /** Sends a delivery once more, due now (ADMIN); WEBHOOK_RETRIED in the same transaction. */
-  async retryWebhookDelivery(principal: Principal, id: string, client: ClientInfo): Promise<WebhookDeliveryView> {
+  async retryWebhookDelivery(principal: Principal, id: Uuid, client: ClientInfo): Promise<WebhookDeliveryView> {
     this.authorize(principal, Role.ADMIN);
     return this.deps.db.transaction(async () => {
       const delivery = await this.deps.webhooks.retry(id);
@@ -223,15 +211,18 @@ export class AdminService {
    * event are written with the account's row locked (NOT_FOUND when it is gone), then `get` runs
    * in the same transaction, so that what was read is what the entry says was read.
    */
-  private async reading<T>(principal: Principal, id: string, read: Reading, client: ClientInfo, get: (user: OperatorView) => Promise<T>): Promise<T> {
-    assertUserId(id);
-    const { db, events } = this.deps;
-    return db.transaction(async () => {
+  private async reading<T>(principal: Principal, id: Uuid, read: Reading, client: ClientInfo, get: (user: OperatorView) => Promise<T>): Promise<T> {
+    return this.deps.db.transaction(async () => {
       const user = await this.locked(id);
-      await this.audit(principal, AuditAction.USER_VIEWED, id, { read }, client);
-      await events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: id, phone: user.phone, client: onBehalf(client) });
+      await this.recordReading(principal, user, read, client);
       return get(user);
     });
+  }
+
+  /** The audit entry of a reading and the user's ACCOUNT_VIEWED_BY_OPERATOR, in the caller's transaction. */
+  private async recordReading(principal: Principal, user: OperatorView, read: Reading, client: ClientInfo): Promise<void> {
+    await this.audit(principal, AuditAction.USER_VIEWED, user.id, { read }, client);
+    await this.deps.events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: user.id, phone: user.phone, client: onBehalf(client) });
   }
 
   /**
@@ -292,11 +283,6 @@ function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSess
  */
 function onBehalf(client: ClientInfo): ClientInfo {
   return { requestId: client.requestId };
-}
-
-/** VALIDATION_FAILED for an id that cannot name an account (before it reaches a uuid column). */
-function assertUserId(id: string): void {
-  if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION_FAILED, 'The id is not a user id', { fields: { id: 'must be a UUID' } });
 }
 
 function notFound(): AppError {

@@ -1,4 +1,3 @@
-import { JSONResolver } from 'graphql-scalars';
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
@@ -15,6 +14,7 @@ import {
 import type { AuthPayload, SendCodeResult } from './auth.service.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
 import { PasskeyLoginOptionsType } from '../passkey/passkey.types.js';
+import { JsonScalar } from '../../graphql/json-scalar.js';
 import {
   AuthPayloadType,
   CodeLoginInputType,
@@ -72,7 +72,7 @@ export class AuthResolver {
   })
   loginWithPasskey(
     @Arg('challengeId', () => String) challengeId: string,
-    @Arg('response', () => JSONResolver) response: unknown,
+    @Arg('response', () => JsonScalar) response: unknown,
     @Ctx() ctx: GraphQLContext,
   ): Promise<AuthPayload> {
     const input = parseInput(PasskeyLoginSchema, { challengeId, response });

@@ -18,6 +18,7 @@ import { SecurityEventType, SignInMethod } from '../security-event/security-even
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { IssuedRefresh, SessionService } from '../session/session.service.js';
 import type { Principal } from '../account/principal.js';
+import type { Uuid } from '../../shared/ids.js';
 import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
@@ -287,12 +288,15 @@ export class AuthService {
     });
   }
 
-  /** Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id, whoever's it is. */
-  async revokeSession(principal: Principal, sessionId: string, client: ClientInfo): Promise<void> {
+  /**
+   * Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id,
+   * whoever's it is, and for text that is no id at all (null).
+   */
+  async revokeSession(principal: Principal, sessionId: Uuid | null, client: ClientInfo): Promise<void> {
     const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
-      if (!(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
+      if (!sessionId || !(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
       await events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
     });
   }

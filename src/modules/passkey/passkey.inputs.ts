@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUuid } from '../../shared/uuid.js';
+import { uuidField } from '../../shared/ids.js';
 
 // The shapes of WebAuthn's JSON serialisation (PublicKeyCredential.toJSON()), checked at the edge:
 // whatever passes is handed to @simplewebauthn/server, which then only judges whether it verifies.
@@ -100,9 +100,6 @@ export type AddPasskeyInput = z.output<typeof AddPasskeySchema>;
 export const RenamePasskeySchema = z.object({ name: passkeyName });
 
 export const PasskeyLoginSchema = z.object({
-  challengeId: z
-    .string({ error: (issue) => present(issue, 'a string') })
-    .max(64, 'must be at most 64 characters')
-    .refine(isUuid, 'must be the challengeId of a passkey/options answer'),
+  challengeId: uuidField('must be the challengeId of a passkey/options answer'),
   response: AuthenticationResponseSchema,
 });

@@ -3,6 +3,7 @@ import type { PasskeyJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
+import { OwnIdSchema } from '../../shared/ids.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import { AddPasskeySchema, RenamePasskeySchema } from './passkey.inputs.js';
@@ -26,11 +27,12 @@ export function passkeyRoutes({ passkeys, authenticator }: Services): Router {
     res.status(201).json(passkeyToJson(await passkeys.add(principalOf<Principal>(res), parseInput(AddPasskeySchema, req.body), clientInfo(req))));
   });
   router.patch('/me/passkeys/:id', signedIn, async (req, res) => {
+    const { id } = parseInput(OwnIdSchema, req.params);
     const { name } = parseInput(RenamePasskeySchema, req.body);
-    res.json(passkeyToJson(await passkeys.rename(principalOf<Principal>(res), req.params.id as string, name)));
+    res.json(passkeyToJson(await passkeys.rename(principalOf<Principal>(res), id, name)));
   });
   router.delete('/me/passkeys/:id', signedIn, async (req, res) => {
-    await passkeys.remove(principalOf<Principal>(res), req.params.id as string, clientInfo(req));
+    await passkeys.remove(principalOf<Principal>(res), parseInput(OwnIdSchema, req.params).id, clientInfo(req));
     res.status(204).end();
   });
   return router;

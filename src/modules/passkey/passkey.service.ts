@@ -13,7 +13,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Logger } from '../../shared/logger.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
-import { isUuid } from '../../shared/uuid.js';
+import type { Uuid } from '../../shared/ids.js';
 import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import type { PasskeySignIn } from '../auth/second-factor.js';
@@ -160,23 +160,23 @@ export class PasskeyService implements PasskeySignIn {
     return userIds.length === 0 ? Promise.resolve(new Map()) : this.deps.passkeys.countsFor(userIds);
   }
 
-  /** NOT_FOUND for any id that is not one of the user's passkeys, malformed ones included. */
-  rename(principal: Principal, id: string, name: string): Promise<PasskeyView> {
+  /** NOT_FOUND for any id that is not one of the user's passkeys, text that is no id at all (null) included. */
+  rename(principal: Principal, id: Uuid | null, name: string): Promise<PasskeyView> {
     const { db, passkeys, accounts } = this.deps;
     return db.transaction(async () => {
       await accounts.lockActive(principal.userId);
-      const renamed = isUuid(id) ? await passkeys.rename(principal.userId, id, name) : undefined;
+      const renamed = id ? await passkeys.rename(principal.userId, id, name) : undefined;
       if (!renamed) throw notFound();
       return toView(renamed);
     });
   }
 
   /** Removes one of the user's passkeys, recorded with it; NOT_FOUND for any other id. */
-  async remove(principal: Principal, id: string, client: ClientInfo): Promise<void> {
+  async remove(principal: Principal, id: Uuid | null, client: ClientInfo): Promise<void> {
     const { db, passkeys, accounts, events } = this.deps;
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
-      if (!isUuid(id) || !(await passkeys.delete(principal.userId, id))) throw notFound();
+      if (!id || !(await passkeys.delete(principal.userId, id))) throw notFound();
       await events.recordOwn(SecurityEventType.PASSKEY_REMOVED, principal, client);
     });
   }

@@ -1,4 +1,5 @@
-import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { DateTimeResolver } from 'graphql-scalars';
+import { JsonScalar } from '../../graphql/json-scalar.js';
 import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType('Passkey', { description: 'A passkey (WebAuthn credential) of the signed-in user' })
@@ -24,6 +25,6 @@ export class PasskeyLoginOptionsType {
   @Field({ description: 'Single use, valid 5 minutes' })
   challengeId!: string;
 
-  @Field(() => JSONResolver, { description: 'PublicKeyCredentialRequestOptionsJSON (empty allowCredentials: any passkey of this service)' })
+  @Field(() => JsonScalar, { description: 'PublicKeyCredentialRequestOptionsJSON (empty allowCredentials: any passkey of this service)' })
   options!: unknown;
 }

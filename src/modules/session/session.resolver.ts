@@ -1,5 +1,7 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
+import { OwnIdSchema } from '../../shared/ids.js';
+import { parseInput } from '../../shared/validation.js';
 import type { SessionView } from './session.service.js';
 import { SessionType } from './session.types.js';
 
@@ -13,7 +15,7 @@ export class SessionResolver {
 
   @Mutation(() => Boolean, { description: "Ends one of the user's sessions; NOT_FOUND for any other id" })
   async revokeSession(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await ctx.services.auth.revokeSession(await ctx.principal(), id, ctx.client);
+    await ctx.services.auth.revokeSession(await ctx.principal(), parseInput(OwnIdSchema, { id }).id, ctx.client);
     return true;
   }
 }

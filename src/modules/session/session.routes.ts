@@ -4,6 +4,8 @@ import type { Services } from '../../services.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import type { Principal } from '../account/principal.js';
+import { OwnIdSchema } from '../../shared/ids.js';
+import { parseInput } from '../../shared/validation.js';
 import type { SessionView } from './session.service.js';
 
 export function sessionToJson(session: SessionView): SessionJson {
@@ -19,7 +21,7 @@ export function sessionRoutes({ auth, authenticator, sessions }: Services): Rout
     res.json((await sessions.listLive(userId, sessionId)).map(sessionToJson));
   });
   router.delete('/me/sessions/:id', signedIn, async (req, res) => {
-    await auth.revokeSession(principalOf<Principal>(res), req.params.id as string, clientInfo(req));
+    await auth.revokeSession(principalOf<Principal>(res), parseInput(OwnIdSchema, req.params).id, clientInfo(req));
     res.status(204).end();
   });
   return router;

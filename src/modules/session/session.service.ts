@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
-import { isUuid } from '../../shared/uuid.js';
+import type { Uuid } from '../../shared/ids.js';
 import { toUserView, type UserView } from '../account/user.view.js';
 import type { WebhookService } from '../webhook/webhook.service.js';
 import type { SessionRepository } from './session.repository.js';
@@ -115,10 +115,10 @@ export class SessionService {
     return this.sessions.countLiveOf(userIds);
   }
 
-  /** Revokes one live session of this user; false when there is none with that id (any other text included). */
-  async revokeOwn(userId: string, sessionId: string): Promise<boolean> {
-    const revoked = isUuid(sessionId) && (await this.sessions.revokeOwn(userId, sessionId));
-    if (revoked) await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId: sessionId.toLowerCase() } });
+  /** Revokes one live session of this user; false when there is none with that id. */
+  async revokeOwn(userId: Uuid, sessionId: Uuid): Promise<boolean> {
+    const revoked = await this.sessions.revokeOwn(userId, sessionId);
+    if (revoked) await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId } });
     return revoked;
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { bigintCursor, toPage, type Page, type Paged } from '../../shared/pagination.js';
 import { redactUrl } from '../../shared/url.js';
-import { isUuid } from '../../shared/uuid.js';
+import type { Uuid } from '../../shared/ids.js';
 import type { WebhookDeliveryStatus } from './webhook-delivery-status.js';
 import { userOf, type WebhookEvent } from './webhook-event.js';
 import type { DeliveryRow, TryOutcome, WebhookRepository } from './webhook.repository.js';
@@ -104,9 +104,8 @@ export class WebhookService {
   }
 
   /** Makes a delivery PENDING and due now (one more try); NOT_FOUND without it. */
-  async retry(id: string): Promise<WebhookDeliveryView> {
-    if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION_FAILED, 'The id is not a delivery id', { fields: { id: 'must be a UUID' } });
-    const row = await this.deliveries.retry(id.toLowerCase());
+  async retry(id: Uuid): Promise<WebhookDeliveryView> {
+    const row = await this.deliveries.retry(id);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such webhook delivery');
     return toView(row);
   }

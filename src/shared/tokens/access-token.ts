@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
 import { AppError, ErrorCode } from '../errors/app-error.js';
-import { isUuid } from '../uuid.js';
+import { toUuid, type Uuid } from '../ids.js';
 import type { KeyRing, TokenKey } from './signing-keys.js';
 
 export interface AccessClaims {
-  userId: string;
-  sessionId: string;
+  userId: Uuid;
+  sessionId: Uuid;
 }
 
 /** What a new token says: its subject and session, and how the session was signed in (`amr`, RFC 8176). */
-export interface NewAccessToken extends AccessClaims {
+export interface NewAccessToken {
+  userId: string;
+  sessionId: string;
   amr: readonly string[];
 }
 
@@ -96,11 +98,12 @@ export class AccessTokens {
 
   /** The claims of a token whose signature checked out; remembers its header's kid. */
   private claims(payload: jwt.JwtPayload | string, header: string, kid: string | undefined): AccessClaims {
-    if (typeof payload === 'string' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || !isUuid(payload.sub) || !isUuid(payload.sid)) {
-      throw unauthenticated();
-    }
+    // This service signs ids in lower case; the check makes any other spelling the same id anyway.
+    const userId = typeof payload === 'string' || typeof payload.sub !== 'string' ? undefined : toUuid(payload.sub);
+    const sessionId = typeof payload === 'string' || typeof payload.sid !== 'string' ? undefined : toUuid(payload.sid);
+    if (!userId || !sessionId) throw unauthenticated();
     if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);
-    return { userId: payload.sub, sessionId: payload.sid };
+    return { userId, sessionId };
   }
 
   private check(token: string, key: TokenKey, alg: 'HS256' | 'ES256'): jwt.JwtPayload | string {
