@@ -4,7 +4,8 @@
 // any case with LIKE's wildcards taken literally; status and role narrow it; newest first, paged by
 // cursors without duplicates or gaps (ties broken by id, to the microsecond). SUPPORT and ADMIN may
 // search, USER is FORBIDDEN before its input is read; every bad input is VALIDATION_FAILED naming its
-// field; a search is not a reading of any one account, so it leaves no audit entry. The test
+// field; a search is not a reading of the accounts it lists, but one that names an account by its
+// full id or full phone number reads it, and is audited as a reading of it (API.md 9.0). The test
 // server's region is the default, CN; the accounts searched are written by SQL (only the operators,
 // who need tokens, register), so that their phones, nicknames and creation times are exact.
 import { beforeEach, describe, expect, it } from '@jest/globals';
@@ -327,17 +328,29 @@ describe.each(TRANSPORTS)("the operators' search over %s", (transport) => {
     }
   });
 
-  it('writes no audit entry and no event for the accounts found (a search is not USER_VIEWED)', async () => {
-    const audit = () => count('select count(*)::int as n from audit_log');
-    const viewed = () => count(`select count(*)::int as n from security_events where type = 'ACCOUNT_VIEWED_BY_OPERATOR'`);
-    const before = { audit: await audit(), viewed: await viewed() };
-    for (const query of [undefined, id.alice, '+8613800138000', 'wonder']) {
+  it('audits a search that names one account by its full id (any case) or full phone (any form) as a reading of it, and no other search', async () => {
+    // The audit log and the events are append-only: what earlier tests left stays, so only newer rows count.
+    const [since] = await t.sql<{ audit: string; event: string }>('select (select coalesce(max(id), 0) from audit_log)::text as audit, (select coalesce(max(id), 0) from security_events)::text as event');
+    const readings = () =>
+      t.sql<{ target: string; actor: string; detail: any }>(
+        `select target_user_id as target, actor_id as actor, detail from audit_log where action = 'USER_VIEWED' and id > $1 order by id`,
+        [since!.audit],
+      );
+    const viewed = () => t.sql<{ user: string }>(`select user_id as "user" from security_events where type = 'ACCOUNT_VIEWED_BY_OPERATOR' and id > $1 order by id`, [since!.event]);
+    for (const query of [undefined, 'wonder', '138001', '+86138', '1380', id.alice!.slice(0, 8)]) {
       await found({ query }, admin.accessToken);
       await found({ query, status: 'ACTIVE' }, support.accessToken);
     }
-    expect({ audit: await audit(), viewed: await viewed() }).toEqual(before);
-    // Opening one account is a reading: the same counters see it.
-    expect((await t.http.get(`/api/v1/admin/users/${id.alice}`, { token: admin.accessToken })).status).toBe(200);
-    expect({ audit: await audit(), viewed: await viewed() }).toEqual({ audit: before.audit + 1, viewed: before.viewed + 1 });
+    expect({ readings: await readings(), viewed: await viewed() }).toEqual({ readings: [], viewed: [] });
+    const naming = [id.alice!, id.alice!.toUpperCase(), '+8613800138000', '13800138000', '138 0013 8000', '008613800138000'];
+    for (const query of naming) expect(await found({ query }, support.accessToken)).toEqual(['alice']);
+    // A number of another region than the default one, in E.164.
+    expect(await found({ query: '+12025550123' })).toEqual(['room']);
+    const entries = await readings();
+    expect(entries).toEqual([
+      ...naming.map(() => ({ target: id.alice, actor: support.userId, detail: expect.objectContaining({ read: 'details', via: 'search' }) })),
+      { target: id.room, actor: admin.userId, detail: expect.objectContaining({ read: 'details', via: 'search' }) },
+    ]);
+    expect(await viewed()).toEqual([...naming.map(() => ({ user: id.alice })), { user: id.room }]);
   });
 });

@@ -109,10 +109,12 @@ describe('README walkthrough', () => {
     expect(JSON.parse(lines[2]!)).toEqual({ status: 'BLOCKED', blockedReason: 'meeting spam', activeSessions: 0 });
     // The newest five of the worker's database, which earlier test files wrote to as well: ours first.
     const audit = lines.slice(3).map((line) => JSON.parse(line));
-    expect(audit.length).toBeGreaterThanOrEqual(2);
-    expect(audit.slice(0, 2).map((entry) => entry.action)).toEqual(['USER_BLOCKED', 'ROLE_CHANGED']);
+    expect(audit.length).toBeGreaterThanOrEqual(3);
+    // The search by the full number read the account, as opening it would; the one by leading digits did not.
+    expect(audit.slice(0, 3).map((entry) => entry.action)).toEqual(['USER_BLOCKED', 'USER_VIEWED', 'ROLE_CHANGED']);
     expect(audit[0]).toMatchObject({ targetUserId: found.id, detail: { reason: 'meeting spam', sessionsEnded: 1, wasBlocked: false } });
     expect(audit[0].actorId).toEqual(expect.any(String));
-    expect(audit[1]).toMatchObject({ actorId: null, detail: { from: 'USER', to: 'ADMIN', via: 'command line' } });
+    expect(audit[1]).toMatchObject({ actorId: audit[0].actorId, targetUserId: found.id, detail: { read: 'details', via: 'search' } });
+    expect(audit[2]).toMatchObject({ actorId: null, detail: { from: 'USER', to: 'ADMIN', via: 'command line' } });
   }, 60_000);
 });

@@ -302,21 +302,43 @@ export class AccountService {
   /**
    * The operators' search, newest first: `text` matches an id, a phone (whole, in any form the
    * sign-in accepts, or its leading digits, see phonePrefixes) or a nickname substring, ignoring
-   * case; without it, every account. `blocked` and `role` narrow it.
+   * case; without it, every account. `blocked` and `role` narrow it. `exact`: the account is the one
+   * the text names by its full id or full phone number (see namesOneAccount).
    */
   async search(
     filter: { text?: string; blocked?: boolean; role?: Role },
     after: SearchPosition | undefined,
     limit: number,
-  ): Promise<{ user: OperatorView; position: SearchPosition }[]> {
+  ): Promise<{ user: OperatorView; position: SearchPosition; exact: boolean }[]> {
     const text = filter.text?.trim();
     const search: UserSearch = { phonePrefixes: [], blocked: filter.blocked, role: filter.role };
+    const named = text ? this.named(text) : {};
     if (text) {
-      search.id = toUuid(text);
+      search.id = named.id;
       search.phonePrefixes = phonePrefixes(text, this.deps.defaultPhoneRegion);
       search.nickname = text.normalize('NFC');
     }
-    return (await this.deps.accounts.search(search, after, limit)).map(({ user, position }) => ({ user: operatorView(user), position }));
+    return (await this.deps.accounts.search(search, after, limit)).map(({ user, position }) => ({
+      user: operatorView(user),
+      position,
+      exact: user.id === named.id || user.phone === named.phone,
+    }));
+  }
+
+  /** Whether a search text is a full account id or a full phone number, which name one account at most. */
+  namesOneAccount(text: string | undefined): boolean {
+    const named = text?.trim() ? this.named(text.trim()) : {};
+    return Boolean(named.id ?? named.phone);
+  }
+
+  private named(text: string): { id?: string; phone?: string } {
+    const id = toUuid(text);
+    if (id) return { id };
+    try {
+      return { phone: parsePhone(text, this.deps.defaultPhoneRegion).e164 };
+    } catch {
+      return {};
+    }
   }
 }
 

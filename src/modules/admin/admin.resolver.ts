@@ -41,7 +41,7 @@ export class AdminResolver {
     const principal = await ctx.principal();
     ctx.services.admin.authorize(principal, Role.SUPPORT);
     const input = parseInput(UserSearchArgsSchema, { query, status, role, first, after });
-    return toConnection(await ctx.services.admin.search(principal, input));
+    return toConnection(await ctx.services.admin.search(principal, input, ctx.client));
   }
 
   @Query(() => AdminUserType, { description: 'One account (SUPPORT or ADMIN); recorded in the audit log as USER_VIEWED' })

@@ -69,7 +69,7 @@ export function adminRoutes({ admin, authenticator }: Services): Router {
 
   router.get('/users', signedIn, async (req, res) => {
     admin.authorize(caller(res), Role.SUPPORT);
-    res.json(userListToJson(await admin.search(caller(res), parseInput(UserSearchQuerySchema, req.query))));
+    res.json(userListToJson(await admin.search(caller(res), parseInput(UserSearchQuerySchema, req.query), clientInfo(req))));
   });
   router.get('/users/:id', signedIn, async (req, res) => {
     const { principal, id } = onUser(req, res, Role.SUPPORT);

@@ -68,23 +68,33 @@ export class AdminService {
   }
 
   /**
-   * Accounts matching the search, newest first. A search is not a reading of any one account (it
-   * shows what a support agent needs to pick one), so it writes no USER_VIEWED; opening one does.
+   * Accounts matching the search, newest first. A search is not a reading of the accounts it lists
+   * (it shows what a support agent needs to pick one), but one that names an account by its full id
+   * or full phone number reads that account as opening it would, and is audited so (USER_VIEWED,
+   * with the user's ACCOUNT_VIEWED_BY_OPERATOR), in the transaction that reads it.
    */
-  async search(principal: Principal, input: UserSearchInput): Promise<Paged<AdminUserView>> {
+  async search(principal: Principal, input: UserSearchInput, client: ClientInfo): Promise<Paged<AdminUserView>> {
     this.authorize(principal, Role.SUPPORT);
     const { query, status, role, page } = input;
     const blocked = status === undefined ? undefined : status === AccountStatus.BLOCKED;
-    const rows = await this.deps.accounts.search({ text: query, blocked, role }, page.after, page.limit + 1);
-    const ids = rows.slice(0, page.limit).map(({ user }) => user.id);
-    const [live, totp, passkeys] = await Promise.all([
-      this.deps.sessions.countLiveOf(ids),
-      this.deps.factors.totpEnabledOf(ids),
-      this.deps.factors.passkeyCountsOf(ids),
-    ]);
-    return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) =>
-      toAdminView(user, { activeSessions: live.get(user.id) ?? 0, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 }),
-    );
+    const filter = { text: query, blocked, role };
+    const find = async () => {
+      const rows = await this.deps.accounts.search(filter, page.after, page.limit + 1);
+      const shown = rows.slice(0, page.limit);
+      for (const { user, exact } of shown) {
+        if (exact && (await this.deps.accounts.lock(user.id))) await this.recordReading(principal, user, 'details', client, { via: 'search' });
+      }
+      const ids = shown.map(({ user }) => user.id);
+      const [live, totp, passkeys] = await Promise.all([
+        this.deps.sessions.countLiveOf(ids),
+        this.deps.factors.totpEnabledOf(ids),
+        this.deps.factors.passkeyCountsOf(ids),
+      ]);
+      return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) =>
+        toAdminView(user, { activeSessions: live.get(user.id) ?? 0, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 }),
+      );
+    };
+    return this.deps.accounts.namesOneAccount(filter.text) ? this.deps.db.transaction(find) : find();
   }
 
   /** One account (USER_VIEWED). */
@@ -220,8 +230,8 @@ export class AdminService {
   }
 
   /** The audit entry of a reading and the user's ACCOUNT_VIEWED_BY_OPERATOR, in the caller's transaction. */
-  private async recordReading(principal: Principal, user: OperatorView, read: Reading, client: ClientInfo): Promise<void> {
-    await this.audit(principal, AuditAction.USER_VIEWED, user.id, { read }, client);
+  private async recordReading(principal: Principal, user: OperatorView, read: Reading, client: ClientInfo, more: Record<string, unknown> = {}): Promise<void> {
+    await this.audit(principal, AuditAction.USER_VIEWED, user.id, { read, ...more }, client);
     await this.deps.events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: user.id, phone: user.phone, client: onBehalf(client) });
   }
 
