@@ -32,7 +32,7 @@ export const uuidField = (message = 'must be a UUID') =>
  * The id of something of the caller's own (a session, a passkey): canonical, or null for text that
  * cannot be one, which the service answers as any unknown id (NOT_FOUND), never as malformed input.
  */
-export const ownIdField = z.string({ error: present('a string') }).transform((text): Uuid | null => toUuid(text) ?? null);
+const ownIdField = z.string({ error: present('a string') }).transform((text): Uuid | null => toUuid(text) ?? null);
 
 /** `{id}` of a path, or `id: ID!` of a field, naming a session or passkey of the caller's own. */
 export const OwnIdSchema = z.object({ id: ownIdField });
