@@ -371,7 +371,7 @@ export class AuthService {
 
   private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {
     return {
-      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr }),
+      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr, authTime: issued.authTime }),
       tokenType: 'Bearer',
       expiresIn: this.deps.tokens.ttlSeconds,
       refreshToken: issued.refreshToken,

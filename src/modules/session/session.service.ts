@@ -21,6 +21,8 @@ export interface IssuedRefresh {
   refreshToken: string;
   /** How the session was signed in (RFC 8176), for the access tokens' `amr`. */
   amr: string[];
+  /** When those methods were last proven (the sign-in, or a step-up), for the access tokens' `auth_time`. */
+  authTime: Date;
 }
 
 export type Rotation =
@@ -55,6 +57,7 @@ export class SessionService {
   async create(userId: string, client: ClientInfo, method: string, amr: string[]): Promise<IssuedRefresh> {
     const sessionId = randomUUID();
     const refreshToken = randomToken();
+    const authTime = new Date();
     await this.sessions.create({
       id: sessionId,
       userId,
@@ -63,9 +66,10 @@ export class SessionService {
       refreshTokenHash: sha256Hex(refreshToken),
       ttlSeconds: this.settings.refreshTtlSeconds,
       amr,
+      authTime,
     });
     await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method } });
-    return { sessionId, userId, refreshToken, amr };
+    return { sessionId, userId, refreshToken, amr, authTime };
   }
 
   /**
