@@ -15,6 +15,7 @@ import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
 import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
+import { PasskeyRecords } from './modules/passkey/passkey-records.js';
 import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
 import { PasskeyService } from './modules/passkey/passkey.service.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
@@ -151,10 +152,9 @@ export async function createServices(
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
-  const passkeys = new PasskeyService(
-    { db, passkeys: new PasskeyRepository(db), accounts, events, limiter, failures: new SignInFailureLog(limiter, events), logger },
-    config.webauthn,
-  );
+  const passkeyRepository = new PasskeyRepository(db);
+  // The second factor comes before the passkeys, which ask it for their step-up; it counts passkeys
+  // through PasskeyRecords, beneath PasskeyService.
   const mfa = new MfaService(
     {
       db,
@@ -164,13 +164,17 @@ export async function createServices(
       events,
       limiter,
       box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
-      passkeys: passkeys satisfies PasskeyCount,
+      passkeys: new PasskeyRecords(passkeyRepository) satisfies PasskeyCount,
     },
     {
       totpIssuer: config.mfa.totpIssuer,
       failuresPerAccountIp: config.loginFailures.perPhoneIp,
       failuresPerAccountHourly: config.mfa.failuresPerAccountHourly,
     },
+  );
+  const passkeys = new PasskeyService(
+    { db, passkeys: passkeyRepository, accounts, events, limiter, failures: new SignInFailureLog(limiter, events), stepUp: mfa, logger },
+    config.webauthn,
   );
   const auth = new AuthService(
     {

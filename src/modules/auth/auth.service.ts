@@ -223,13 +223,16 @@ export class AuthService {
   }
 
   /**
-   * Finishes a sign-in that answered MFA_REQUIRED: the code (TOTP or recovery) is spent on the
-   * mfaToken, and the session names both factors.
+   * Finishes what answered MFA_REQUIRED: the code (TOTP or recovery) is spent on the mfaToken, and
+   * either the sign-in's new session names both factors, or (a step-up) the session that asked gains
+   * them and gets fresh tokens.
    */
   verifyMfa(mfaToken: string, code: string, client: ClientInfo): Promise<AuthPayload> {
     return this.counted('mfa', () =>
       this.deps.secondFactors.verify(mfaToken, code, client, (passed) =>
-        this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
+        passed.kind === 'step-up'
+          ? this.stepUp(passed.userId, passed.sessionId, passed.amr)
+          : this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
       ),
     );
   }
@@ -355,6 +358,19 @@ export class AuthService {
       return [session, account] as const;
     });
     return this.payload(issued, user, isNewUser);
+  }
+
+  /**
+   * A step-up's upgrade, in the transaction that spends its code: the same session, its methods
+   * completed and proven now, with a new access token and a new refresh token. No sign-in is counted
+   * and no event written: no session begins, and the change the step-up was for records its own.
+   */
+  private async stepUp(userId: string, sessionId: string, added: readonly Amr[]): Promise<AuthPayload> {
+    const { sessions, accounts } = this.deps;
+    const issued = await sessions.stepUp(sessionId, userId, added);
+    // Ended (or its account blocked) since the token was looked at: a dead token, and nothing spent.
+    if (!issued) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
+    return this.payload(issued, await accounts.getSignInable(userId), false);
   }
 
   /** Uses the code; a wrong one is a failed sign-in, recorded (see SignInFailureLog) before INVALID_CODE goes back. */

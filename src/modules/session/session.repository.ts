@@ -28,7 +28,17 @@ const WEEK_MS = 7 * 86400_000;
 
 /** The `sessions` and `refresh_tokens` tables. */
 export class SessionRepository {
-  private readonly sql: { create: string; lockSession: string; useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
+  private readonly sql: {
+    create: string;
+    lockSession: string;
+    useToken: string;
+    extend: string;
+    reuse: string;
+    liveUser: string;
+    touch: string;
+    stepUp: string;
+    retireTokens: string;
+  };
 
   constructor(private readonly db: Database) {
     const s = db.names(Session);
@@ -64,6 +74,18 @@ export class SessionRepository {
                   where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}`,
       // Prepared, as it follows the per-request check.
       touch: `update ${s.table} set ${s.lastUsedAt} = now() where ${s.id} = $1`,
+      // Conditional on the session being live and its account not blocked (as the per-request check
+      // judges it): the methods gained are appended once each, in order, and the session's expiry
+      // slides as a rotation's does.
+      stepUp: `update ${s.table} s
+                  set ${s.amr} = array(select m from unnest(s.${s.amr} || $3::text[]) with ordinality as t(m, n) group by m order by min(n)),
+                      ${s.authTime} = $4, ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $5)
+                 from ${u.from}
+                where s.${s.id} = $1 and s.${s.user} = $2 and ${u.id} = s.${s.user} and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}
+                returning s.${s.amr} as amr`,
+      // The session's unused refresh tokens, used as a rotation uses one: presented again they are a
+      // refresh within the grace window, or a reuse after it.
+      retireTokens: `update ${r.table} set ${r.usedAt} = now() where ${r.session} = $1 and ${r.usedAt} is null`,
     };
   }
 
@@ -88,6 +110,22 @@ export class SessionRepository {
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
       await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: used.sessionId, expiresAt });
       return { sessionId: used.sessionId, userId: session.userId, amr: session.amr, authTime: new Date(session.authTime) };
+    });
+  }
+
+  /**
+   * Upgrades a live session after a step-up: its methods gain `added`, they were proven at `authTime`,
+   * and `nextTokenHash` becomes its only live refresh token. `undefined` (nothing changed) when the
+   * session has ended or its account is blocked.
+   */
+  stepUp(step: { sessionId: string; userId: string; added: readonly string[]; authTime: Date; nextTokenHash: string; ttlSeconds: number }): Promise<{ amr: string[] } | undefined> {
+    const { sessionId, userId, added, authTime, nextTokenHash, ttlSeconds } = step;
+    return this.db.transaction(async () => {
+      const upgraded = await this.db.one<{ amr: string[] }>(this.sql.stepUp, [sessionId, userId, added, authTime, ttlSeconds]);
+      if (!upgraded) return undefined;
+      await this.db.rows(this.sql.retireTokens, [sessionId]);
+      await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: sessionId, expiresAt: new Date(Date.now() + ttlSeconds * 1000) });
+      return upgraded;
     });
   }
 

@@ -98,6 +98,31 @@ export class SessionService {
     return row && toUserView(row);
   }
 
+  /** Whether the session is live and its account, its subject, not blocked (as the per-request check judges it). */
+  async isLive(sessionId: string, userId: string): Promise<boolean> {
+    return Boolean(await this.sessions.liveUser(sessionId, userId));
+  }
+
+  /**
+   * Upgrades a live session whose user proved a second factor just now (a step-up), in the caller's
+   * transaction: its methods gain `added`, its `auth_time` becomes now, and it gets a new refresh token
+   * (the previous one stops working as after a rotation). The session's next tokens, or `undefined`
+   * when it has ended or its account is blocked.
+   */
+  async stepUp(sessionId: string, userId: string, added: readonly string[]): Promise<IssuedRefresh | undefined> {
+    const refreshToken = randomToken();
+    const authTime = new Date();
+    const upgraded = await this.sessions.stepUp({
+      sessionId,
+      userId,
+      added,
+      authTime,
+      nextTokenHash: sha256Hex(refreshToken),
+      ttlSeconds: this.settings.refreshTtlSeconds,
+    });
+    return upgraded && { sessionId, userId, refreshToken, amr: upgraded.amr, authTime };
+  }
+
   /** Live sessions of a user, newest first, the caller's own one marked. */
   async listLive(userId: string, currentSessionId: string): Promise<SessionView[]> {
     return (await this.sessions.listLive(userId)).map((s) => ({
