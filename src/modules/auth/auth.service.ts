@@ -24,6 +24,7 @@ import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 import { firstFactorAmr, type Amr } from './amr.js';
+import type { PendingSignIns } from './pending-sign-ins.js';
 import type { PasskeySignIn, SecondFactors } from './second-factor.js';
 import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
 
@@ -65,6 +66,8 @@ export interface AuthDependencies {
   /** TOTP and recovery codes: asked after every right first factor of an account that has them on. */
   secondFactors: SecondFactors;
   passkeys: PasskeySignIn;
+  /** Half-finished sign-ins, ended with a reset. */
+  pendingSignIns: PendingSignIns;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
 }
@@ -181,9 +184,12 @@ export class AuthService {
     return this.signIn(user.id, SignInMethod.PASSWORD, client, { isNewUser: false, gate: true });
   }
 
-  /** Sets a new password with a reset-password code and ends every session of the account. */
+  /**
+   * Sets a new password with a reset-password code and ends every session of the account, and every
+   * half-finished sign-in (mfaTokens, passkey registrations) begun before it.
+   */
   async resetPassword(input: ResetPasswordInput, client: ClientInfo): Promise<void> {
-    const { db, accounts, codes, hasher, sessions, events } = this.deps;
+    const { db, accounts, codes, hasher, sessions, events, pendingSignIns } = this.deps;
     const phone = this.phone(input.phone);
     assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
@@ -196,6 +202,7 @@ export class AuthService {
       if (!(await accounts.lock(user.id))) throw codeGone();
       await accounts.setPasswordHash(user.id, passwordHash);
       await sessions.revokeAllOf(user.id);
+      await pendingSignIns.endAllOf(user.id);
       await events.record({ type: SecurityEventType.PASSWORD_RESET, userId: user.id, phone: phone.e164, client });
     });
   }

@@ -204,6 +204,11 @@ export class MfaRepository {
     await this.db.rows(this.sql.countWrong, [tokenHash]);
   }
 
+  /** Every mfaToken of the account, live or not. */
+  async deleteChallengesOf(userId: string): Promise<void> {
+    await this.db.em().nativeDelete(MfaChallenge, { user: userId });
+  }
+
   /** Expired challenges, and enrolments left pending for a day. */
   async sweepExpired(): Promise<Record<string, number>> {
     const em = this.db.em();

@@ -8,6 +8,7 @@ import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { SECOND_FACTOR_AMR, withSecondFactor, type Amr } from '../auth/amr.js';
+import type { PendingSignIns } from '../auth/pending-sign-ins.js';
 import type { MfaChallenge, PassedSecondFactor, SecondFactors } from '../auth/second-factor.js';
 import { SignInFailureLog } from '../auth/sign-in-failure-log.js';
 import { provesRecentSecondFactor, STEP_UP_MAX_AGE_SECONDS, type RecentSecondFactor } from '../auth/step-up.js';
@@ -55,6 +56,8 @@ export interface MfaDependencies {
   limiter: RateLimiter;
   box: SecretBox;
   passkeys: PasskeyCount;
+  /** Half-finished sign-ins (this module's mfaTokens among them), ended when TOTP goes off. */
+  pendingSignIns: PendingSignIns;
 }
 
 const CHALLENGE_TTL_SECONDS = 300;
@@ -134,14 +137,16 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
 
   /**
    * Turns TOTP off with a current TOTP or an unused recovery code: the factor and the recovery codes
-   * go, and every other session of the account ends with them.
+   * go, and every other session of the account and every half-finished sign-in (mfaTokens, passkey
+   * registrations) end with them, so that none finishes once TOTP is on again.
    */
   async disableTotp(principal: Principal, code: string, client: ClientInfo): Promise<void> {
-    const { sessions, mfa, events } = this.deps;
+    const { sessions, mfa, events, pendingSignIns } = this.deps;
     const { userId, sessionId } = principal;
     await this.withCode(principal, code, client, async () => {
       await mfa.removeAll(userId);
       await sessions.revokeOthers(userId, sessionId);
+      await pendingSignIns.endAllOf(userId);
       await events.recordOwn(SecurityEventType.MFA_DISABLED, principal, client);
     });
   }
