@@ -14,7 +14,9 @@ import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
 import { VerificationCodeRepository } from './modules/auth/verification-code.repository.js';
 import { VerificationCodeService } from './modules/auth/verification-code.service.js';
+import { allPendingSignIns } from './modules/auth/pending-sign-ins.js';
 import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
+import { PasskeyRecords } from './modules/passkey/passkey-records.js';
 import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
 import { PasskeyService } from './modules/passkey/passkey.service.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
@@ -24,6 +26,7 @@ import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
 import { MfaRepository } from './modules/mfa/mfa.repository.js';
 import { MfaService, type PasskeyCount } from './modules/mfa/mfa.service.js';
+import { PendingMfaTokens } from './modules/mfa/pending-mfa-tokens.js';
 import { SecretBox } from './modules/mfa/secret-box.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
 import { LocalAvatarStorage } from './modules/avatar/local-storage.js';
@@ -138,6 +141,12 @@ export async function createServices(
     config.avatar.storage === 's3'
       ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
       : new LocalAvatarStorage(join(config.dataDir, 'avatars'));
+  const mfaRepository = new MfaRepository(db);
+  const passkeyRepository = new PasskeyRepository(db);
+  // Beneath the services that use them (accounts, the second factor, passkeys): what the MFA and
+  // passkey modules count and end for the others.
+  const passkeyRecords = new PasskeyRecords(passkeyRepository);
+  const pendingSignIns = allPendingSignIns([new PendingMfaTokens(mfaRepository), passkeyRecords]);
   const accounts = new AccountService({
     db,
     accounts: new AccountRepository(db),
@@ -148,29 +157,32 @@ export async function createServices(
     avatarStorage,
     events,
     webhooks,
+    pendingSignIns,
     logger,
     defaultPhoneRegion: config.defaultPhoneRegion,
   });
-  const passkeys = new PasskeyService(
-    { db, passkeys: new PasskeyRepository(db), accounts, events, limiter, failures: new SignInFailureLog(limiter, events), logger },
-    config.webauthn,
-  );
+  // The second factor comes before the passkeys, which ask it for their step-up.
   const mfa = new MfaService(
     {
       db,
-      mfa: new MfaRepository(db),
+      mfa: mfaRepository,
       accounts,
       sessions,
       events,
       limiter,
       box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
-      passkeys: passkeys satisfies PasskeyCount,
+      passkeys: passkeyRecords satisfies PasskeyCount,
+      pendingSignIns,
     },
     {
       totpIssuer: config.mfa.totpIssuer,
       failuresPerAccountIp: config.loginFailures.perPhoneIp,
       failuresPerAccountHourly: config.mfa.failuresPerAccountHourly,
     },
+  );
+  const passkeys = new PasskeyService(
+    { db, passkeys: passkeyRepository, accounts, events, limiter, failures: new SignInFailureLog(limiter, events), stepUp: mfa, logger },
+    config.webauthn,
   );
   const auth = new AuthService(
     {
@@ -188,6 +200,7 @@ export async function createServices(
       metrics,
       secondFactors: mfa,
       passkeys,
+      pendingSignIns,
     },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
@@ -212,6 +225,7 @@ export async function createServices(
       audit,
       webhooks,
       factors: { totpEnabledOf: (ids) => mfa.totpEnabledOf(ids), passkeyCountsOf: (ids) => passkeys.countsOf(ids) } satisfies FactorSummaries,
+      pendingSignIns,
     }),
     sessions,
     passkeys,

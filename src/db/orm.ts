@@ -34,6 +34,8 @@ import { Migration20261125050000 } from './migrations/Migration20261125050000.js
 import { Migration20261125060000 } from './migrations/Migration20261125060000.js';
 import { Migration20261125070000 } from './migrations/Migration20261125070000.js';
 import { Migration20261125080000 } from './migrations/Migration20261125080000.js';
+import { Migration20261126090000 } from './migrations/Migration20261126090000.js';
+import { Migration20261126091000 } from './migrations/Migration20261126091000.js';
 
 export interface OrmOptions {
   url: string;
@@ -65,6 +67,8 @@ const migrations = [
   { name: 'Migration20261125060000', class: Migration20261125060000 },
   { name: 'Migration20261125070000', class: Migration20261125070000 },
   { name: 'Migration20261125080000', class: Migration20261125080000 },
+  { name: 'Migration20261126090000', class: Migration20261126090000 },
+  { name: 'Migration20261126091000', class: Migration20261126091000 },
 ];
 
 /**

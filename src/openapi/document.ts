@@ -93,8 +93,8 @@ export const OPERATIONS: Operation[] = [
     errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
-    method: 'post', path: '/api/v1/auth/mfa/verify', summary: 'Finish a sign-in that answered MFA_REQUIRED with a TOTP or recovery code', auth: 'none', body: VerifyMfaSchema,
-    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in; the access token names both factors in amr' },
+    method: 'post', path: '/api/v1/auth/mfa/verify', summary: 'Finish a sign-in or a step-up that answered MFA_REQUIRED with a TOTP or recovery code', auth: 'none', body: VerifyMfaSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in, or (a step-up) fresh tokens of the session that asked; the access token names both factors in amr' },
     errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
@@ -182,11 +182,11 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/users/me/passkeys/registration-options', summary: 'Start adding a passkey: creation options under a single-use challenge', auth: 'bearer',
     ok: { status: 200, schema: PasskeyRegistrationOptionsJson, description: 'Options for navigator.credentials.create()' },
-    errors: ['VALIDATION_FAILED', 'RATE_LIMITED', ...BEARER],
+    errors: ['VALIDATION_FAILED', 'MFA_REQUIRED', 'RATE_LIMITED', ...BEARER],
   },
   {
     method: 'post', path: '/api/v1/users/me/passkeys', summary: 'Add the passkey navigator.credentials.create() made', auth: 'bearer', body: AddPasskeySchema,
-    ok: { status: 201, schema: PasskeyJson, description: 'Added' }, errors: ['VALIDATION_FAILED', ...BEARER],
+    ok: { status: 201, schema: PasskeyJson, description: 'Added' }, errors: ['VALIDATION_FAILED', 'MFA_REQUIRED', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/users/me/passkeys', summary: "The signed-in user's passkeys, oldest first", auth: 'bearer',
@@ -194,11 +194,11 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: 'patch', path: '/api/v1/users/me/passkeys/{id}', summary: 'Rename a passkey', auth: 'bearer', body: RenamePasskeySchema,
-    ok: { status: 200, schema: PasskeyJson, description: 'Renamed' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', ...BEARER],
+    ok: { status: 200, schema: PasskeyJson, description: 'Renamed' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'MFA_REQUIRED', ...BEARER],
   },
   {
     method: 'delete', path: '/api/v1/users/me/passkeys/{id}', summary: 'Remove a passkey', auth: 'bearer',
-    ok: { status: 204, description: 'Removed; it signs in no more' }, errors: ['NOT_FOUND', ...BEARER],
+    ok: { status: 204, description: 'Removed; it signs in no more' }, errors: ['NOT_FOUND', 'MFA_REQUIRED', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',

@@ -244,7 +244,7 @@ export const Problem = z
     requestId: z.uuid(),
     fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
     retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
-    mfaToken: z.string().optional().describe('On MFA_REQUIRED: single use, 5 minutes; finish with POST /api/v1/auth/mfa/verify'),
+    mfaToken: z.string().optional().describe('On MFA_REQUIRED (a sign-in, or a change that needs a recent second factor): single use, 5 minutes; finish with POST /api/v1/auth/mfa/verify'),
     mfaMethods: z.array(z.enum(['totp', 'recovery'])).optional().describe('On MFA_REQUIRED: the codes the mfaToken takes'),
   })
   .describe('RFC 9457 problem document');

@@ -85,7 +85,7 @@ export type UpdateProfileInput = {
   nickname: string;
 };
 
-/** Finishes a sign-in that answered MFA_REQUIRED */
+/** Finishes a sign-in or a step-up that answered MFA_REQUIRED */
 export type VerifyMfaInput = {
   /** A TOTP code, or a recovery code (spaces, hyphens and case do not matter) */
   code: string;

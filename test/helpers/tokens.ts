@@ -16,6 +16,8 @@ export interface Claims {
   exp: number;
   /** How the session was signed in (RFC 8176). */
   amr?: string[];
+  /** When the methods of `amr` were last proven: the session's sign-in or latest step-up (OIDC Core). */
+  auth_time?: number;
 }
 
 /** The claims of an access token (decoded, not verified). */

@@ -9,7 +9,7 @@ import { expectProblem } from '../rest/support.js';
 import { parse, scrape } from './support.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { codeAt, enrolledUser, mfaTokenByPassword, steadyStep, VERIFY } from '../mfa/support.js';
-import { accepted, addPasskey, newLoginChallenge, passkeyLogin, registrationOptions } from '../passkeys/support.js';
+import { accepted, addPasskey, newLoginChallenge, passkeyLogin, refusal, registrationOptions, verifyMfa } from '../passkeys/support.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 // CI installs Debian's prometheus package, so there a missing promtool fails the test; elsewhere it is skipped, saying so.
@@ -108,15 +108,19 @@ describe('metrics: the series', () => {
     }
   });
 
-  it('counts the second factors: MFA_REQUIRED for the first step, mfa and passkey sign-ins by outcome', async () => {
+  it('counts the second factors: MFA_REQUIRED for the first step, mfa (a step-up too) and passkey sign-ins by outcome', async () => {
     const step = await steadyStep();
     const user = await enrolledUser(t, step);
-    const authenticator = new SoftAuthenticator(ORIGIN);
-    accepted(await addPasskey(t, user.accessToken, authenticator.register(accepted(await registrationOptions(t, user.accessToken, 'REST'))), 'REST'));
     const before = await scrape(t);
+    // Adding a passkey with TOTP on takes a step-up: a second step, counted as the sign-in's.
+    const asked = await registrationOptions(t, user.accessToken, 'REST');
+    expect(refusal(asked)).toEqual({ code: 'MFA_REQUIRED' });
+    const stepped = accepted(await verifyMfa(t, asked.mfa!.mfaToken as string, codeAt(user.secret, step), 'REST'));
+    const authenticator = new SoftAuthenticator(ORIGIN);
+    accepted(await addPasskey(t, stepped.accessToken, authenticator.register(accepted(await registrationOptions(t, stepped.accessToken, 'REST'))), 'REST'));
     const mfaToken = await mfaTokenByPassword(t, user.phone);
     expectProblem(await t.http.post(VERIFY, { mfaToken, code: codeAt(user.secret, step - 5) }), 400, 'INVALID_CODE');
-    expect((await t.http.post(VERIFY, { mfaToken, code: codeAt(user.secret, step) })).status).toBe(200);
+    expect((await t.http.post(VERIFY, { mfaToken, code: codeAt(user.secret, step + 1) })).status).toBe(200);
     const { challengeId, options } = await newLoginChallenge(t, 'GraphQL');
     accepted(await passkeyLogin(t, challengeId, authenticator.assert(options), 'GraphQL'));
     const replayed = await newLoginChallenge(t);
@@ -131,7 +135,7 @@ describe('metrics: the series', () => {
       mfaSuccess: delta('mfa', 'success'),
       passkeySuccess: delta('passkey', 'success'),
       passkeyWrong: delta('passkey', 'INVALID_CREDENTIALS'),
-    }).toEqual({ firstStep: 1, mfaWrong: 1, mfaSuccess: 1, passkeySuccess: 1, passkeyWrong: 1 });
+    }).toEqual({ firstStep: 1, mfaWrong: 1, mfaSuccess: 2, passkeySuccess: 1, passkeyWrong: 1 });
   });
 
   it('counts SMS by the region of the phone and outcome, a spent budget included', async () => {

@@ -7,7 +7,7 @@ import { useTestServer, type TestServer } from '../helpers/server.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { withRole } from '../admin/support.js';
-import { enrolledUser, MFA, mfaTokenByPassword, steadyStep } from '../mfa/support.js';
+import { codeAt, enrolledUser, MFA, mfaTokenByPassword, steadyStep } from '../mfa/support.js';
 import {
   accepted,
   addPasskey,
@@ -22,6 +22,7 @@ import {
   renamePasskey,
   TRANSPORTS,
   type Transport,
+  verifyMfa,
 } from './support.js';
 
 /** The page origin the software authenticator signs for, and the one the service accepts. */
@@ -296,10 +297,12 @@ describe.each(TRANSPORTS)('passkeys over %s', (transport) => {
 
 describe('passkeys beside the other factors', () => {
   it('signs an account with TOTP on in with a passkey directly (no MFA_REQUIRED), and counts its passkeys in its MFA status and for operators, who see TOTP on and no factor itself', async () => {
-    const user = await enrolledUser(s, await steadyStep());
-    await mfaTokenByPassword(s, user.phone);
+    const step = await steadyStep();
+    const user = await enrolledUser(s, step);
+    // A session with both factors just proven may add a passkey (see step-up.test.ts).
+    const { accessToken } = accepted(await verifyMfa(s, await mfaTokenByPassword(s, user.phone), codeAt(user.secret, step), 'REST'));
     const authenticator = new SoftAuthenticator(ORIGIN);
-    accepted(await addPasskey(s, user.accessToken, authenticator.register(accepted(await registrationOptions(s, user.accessToken, 'REST'))), 'REST'));
+    accepted(await addPasskey(s, accessToken, authenticator.register(accepted(await registrationOptions(s, accessToken, 'REST'))), 'REST'));
     for (const transport of TRANSPORTS) {
       const { challengeId, options } = await newLoginChallenge(s, transport);
       const signedIn = accepted(await passkeyLogin(s, challengeId, authenticator.assert(options), transport));

@@ -4,11 +4,14 @@ import { expect } from '@jest/globals';
 import {
   AddPasskeyDocument,
   LoginWithPasskeyDocument,
+  LogoutDocument,
   MyPasskeysDocument,
   PasskeyLoginOptionsDocument,
   PasskeyRegistrationOptionsDocument,
   RemovePasskeyDocument,
+  RefreshTokenDocument,
   RenamePasskeyDocument,
+  VerifyMfaDocument,
 } from '../generated/graphql.js';
 import type { HttpResult } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
@@ -26,6 +29,8 @@ export interface Outcome {
   data?: any;
   code?: string;
   fields?: Record<string, string>;
+  /** MFA_REQUIRED's members: REST problem members, GraphQL extensions. */
+  mfa?: { mfaToken?: unknown; mfaMethods?: unknown };
   status: number;
 }
 
@@ -37,15 +42,21 @@ function outcome(res: HttpResult, transport: Transport, field: string): Outcome 
   if (transport === 'REST') {
     if (res.status < 300) return { data: res.body, status: res.status };
     const problem = expectProblem(res, res.status, res.body?.code);
-    return { code: problem.code, fields: problem.fields, status: res.status };
+    return { code: problem.code, fields: problem.fields, ...mfaOf(problem), status: res.status };
   }
   expect(res.status).toBeLessThan(500);
   const error = res.body.errors?.[0];
   if (error) {
     expect(res.body.errors).toHaveLength(1);
-    return { code: error.extensions?.code, fields: error.extensions?.fields, status: res.status };
+    return { code: error.extensions?.code, fields: error.extensions?.fields, ...mfaOf(error.extensions ?? {}), status: res.status };
   }
   return { data: res.body.data[field], status: res.status };
+}
+
+/** MFA_REQUIRED's members of a problem document or of GraphQL extensions, when there are any. */
+function mfaOf(members: { mfaToken?: unknown; mfaMethods?: unknown }): Pick<Outcome, 'mfa'> {
+  const { mfaToken, mfaMethods } = members;
+  return mfaToken === undefined && mfaMethods === undefined ? {} : { mfa: { mfaToken, mfaMethods } };
 }
 
 /** The error of an outcome, which must be one. */
@@ -110,4 +121,23 @@ export async function passkeyLogin(t: TestServer, challengeId: unknown, response
 /** The account's security events of `type`, oldest first. */
 export async function eventsOf(t: TestServer, userId: string, type: string): Promise<{ type: string; method: string | null }[]> {
   return t.sql('select type, method from security_events where user_id = $1 and type = $2 order by id', [userId, type]);
+}
+
+/** The second step (of a sign-in or a step-up): `POST /auth/mfa/verify` or `verifyMfa`. */
+export async function verifyMfa(t: TestServer, mfaToken: string, code: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post('/api/v1/auth/mfa/verify', { mfaToken, code }), transport, '')
+    : outcome(await t.http.gql(VerifyMfaDocument, { input: { mfaToken, code } }), transport, 'verifyMfa');
+}
+
+export async function refresh(t: TestServer, refreshToken: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post('/api/v1/auth/refresh', { refreshToken }), transport, '')
+    : outcome(await t.http.gql(RefreshTokenDocument, { refreshToken }), transport, 'refreshToken');
+}
+
+export async function logout(t: TestServer, token: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post('/api/v1/auth/logout', {}, { token }), transport, '')
+    : outcome(await t.http.gql(LogoutDocument, {}, { token }), transport, 'logout');
 }

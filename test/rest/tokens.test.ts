@@ -28,11 +28,13 @@ describe('GET /api/v1/users/me', () => {
     expect(decodeSegment(header!)).toEqual({ alg: 'HS256', typ: 'JWT', kid: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) });
     expect(signature!.length).toBeGreaterThan(0);
     const claims = claimsOf(s.accessToken);
-    expect(Object.keys(claims).sort()).toEqual(['amr', 'aud', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['amr', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
     expect(claims).toMatchObject({ sub: s.userId, iss: 'meeting-accounts', aud: 'meeting-app', amr: ['sms'] });
     expect(claims.sid).toMatch(UUID);
     expect(claims.exp - claims.iat).toBe(900);
     expect(Math.abs(claims.iat - Date.now() / 1000)).toBeLessThan(30);
+    // The sign-in is when its factor was proven (OIDC auth_time).
+    expect(Math.abs(claims.auth_time! - claims.iat)).toBeLessThanOrEqual(1);
   });
 
   it('accepts a token signed like the service signs them (control for the forgeries below)', async () => {

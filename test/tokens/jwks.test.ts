@@ -100,13 +100,14 @@ describe.each(['ES256', 'EdDSA'] as const)('%s signing', (alg) => {
     const s = await signInWithCode(t);
     expect(headerOf(s.accessToken)).toEqual({ alg, kid: key().kid, typ: 'JWT' });
     const claims = claimsOf(s.accessToken);
-    expect(Object.keys(claims).sort()).toEqual(['amr', 'aud', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
+    expect(Object.keys(claims).sort()).toEqual(['amr', 'aud', 'auth_time', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
     expect(claims).toMatchObject({ sub: s.userId, iss: 'meeting-accounts', aud: 'meeting-app', amr: ['sms'] });
     expect(claims.exp - claims.iat).toBe(900);
     await expectAccepted(t, s.accessToken, s.userId);
     const rest = await t.http.post('/api/v1/auth/refresh', { refreshToken: s.refreshToken });
     expect(headerOf(rest.body.accessToken)).toMatchObject({ alg, kid: key().kid });
-    expect(claimsOf(rest.body.accessToken).amr).toEqual(['sms']);
+    // A refresh proves no factor: the methods and the time they were proven stay the sign-in's.
+    expect(claimsOf(rest.body.accessToken)).toMatchObject({ amr: ['sms'], auth_time: claims.auth_time });
     const graphql = await t.http.gql(RefreshTokenDocument, { refreshToken: rest.body.refreshToken });
     await expectAccepted(t, graphql.body.data!.refreshToken.accessToken, s.userId);
   });

@@ -9,6 +9,7 @@ import { toUuid } from '../../shared/ids.js';
 import type { Principal } from './principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
 import type { PasswordCheck } from '../auth/password-check.js';
+import type { PendingSignIns } from '../auth/pending-sign-ins.js';
 import type { VerificationCodeService } from '../auth/verification-code.service.js';
 import type { AvatarStorage } from '../avatar/avatar-storage.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
@@ -45,6 +46,8 @@ export interface AccountDependencies {
   events: SecurityEventService;
   /** The webhook outbox: every change of an account is an event, written in the change's transaction. */
   webhooks: WebhookService;
+  /** Half-finished sign-ins, ended with a password change. */
+  pendingSignIns: PendingSignIns;
   logger: Logger;
   defaultPhoneRegion: string;
 }
@@ -214,7 +217,8 @@ export class AccountService {
 
   /**
    * Checks the current password when the account has one (throttled like sign-ins), lets a
-   * code-only account set its first password, and ends every other session.
+   * code-only account set its first password, and ends every other session and every half-finished
+   * sign-in (mfaTokens, passkey registrations) begun under the old password.
    */
   async changePassword(principal: Principal, input: ChangePasswordInput, client: ClientInfo): Promise<void> {
     const { db, accounts, hasher, passwords, sessions } = this.deps;
@@ -235,6 +239,7 @@ export class AccountService {
       await this.lockActive(account.id);
       await accounts.setPasswordHash(account.id, passwordHash);
       await sessions.revokeOthers(account.id, principal.sessionId);
+      await this.deps.pendingSignIns.endAllOf(account.id);
       await this.deps.events.recordOwn(SecurityEventType.PASSWORD_CHANGED, principal, client);
     });
   }

@@ -9,6 +9,7 @@ import { Role } from '../account/role.js';
 import type { UserView } from '../account/user.view.js';
 import { AuditAction } from '../audit/audit-action.js';
 import type { AuditEntryView, AuditLogService } from '../audit/audit-log.service.js';
+import type { PendingSignIns } from '../auth/pending-sign-ins.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventList, SecurityEventService } from '../security-event/security-event.service.js';
 import type { SecurityEventsPage } from '../security-event/security-event.inputs.js';
@@ -42,6 +43,8 @@ export interface AdminDependencies {
   audit: AuditLogService;
   webhooks: WebhookService;
   factors: FactorSummaries;
+  /** Half-finished sign-ins, ended with a block. */
+  pendingSignIns: PendingSignIns;
 }
 
 /** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
@@ -133,7 +136,10 @@ export class AdminService {
     });
   }
 
-  /** Blocks the account with a reason (1-500 characters, checked at the edge) and ends its sessions, in one transaction. */
+  /**
+   * Blocks the account with a reason (1-500 characters, checked at the edge) and ends its sessions and its half-finished
+   * sign-ins (mfaTokens, passkey registrations), in one transaction: none of them finishes after an unblock.
+   */
   async block(principal: Principal, id: Uuid, reason: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
     if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot block their own account');
@@ -247,12 +253,15 @@ export class AdminService {
   }
 
   private async setBlock(principal: Principal, id: string, block: { reason: string } | null, client: ClientInfo): Promise<AdminUserView> {
-    const { db, accounts, sessions, events } = this.deps;
+    const { db, accounts, sessions, events, pendingSignIns } = this.deps;
     const changed = await db.transaction(async () => {
       const set = await accounts.setBlock(id, block);
       if (!set) return undefined;
       const ended = block ? await sessions.countLive(id) : 0;
-      if (block) await sessions.revokeAllOf(id);
+      if (block) {
+        await sessions.revokeAllOf(id);
+        await pendingSignIns.endAllOf(id);
+      }
       // A block of a blocked account only changes the reason; an unblock of an active one nothing:
       // the audit log keeps the action, the user's events only a change.
       const changes = set.wasBlocked !== Boolean(block);

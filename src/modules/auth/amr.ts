@@ -20,7 +20,10 @@ export function firstFactorAmr(method: SignInMethod): Amr[] {
   }
 }
 
+/** What a TOTP or recovery code adds to the methods of a sign-in or of a session it steps up. */
+export const SECOND_FACTOR_AMR: readonly Amr[] = ['otp', 'mfa'];
+
 /** The methods of a first factor completed by a TOTP or recovery code. */
 export function withSecondFactor(first: readonly Amr[]): Amr[] {
-  return [...new Set<Amr>([...first, 'otp', 'mfa'])];
+  return [...new Set<Amr>([...first, ...SECOND_FACTOR_AMR])];
 }

@@ -51,7 +51,10 @@ export class AuthResolver {
     return ctx.services.auth.register(parseInput(RegisterSchema, input), ctx.client);
   }
 
-  @Mutation(() => AuthPayloadType, { description: 'Finishes a sign-in that answered MFA_REQUIRED with a TOTP or recovery code; the mfaToken is single use' })
+  @Mutation(() => AuthPayloadType, {
+    description:
+      'Finishes a sign-in, or a step-up of a signed-in session, that answered MFA_REQUIRED with a TOTP or recovery code; a step-up returns fresh tokens of that session. The mfaToken is single use',
+  })
   verifyMfa(@Arg('input', () => VerifyMfaInputType) input: VerifyMfaInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
     const { mfaToken, code } = parseInput(VerifyMfaSchema, input);
     return ctx.services.auth.verifyMfa(mfaToken, code, ctx.client);

@@ -25,6 +25,7 @@ import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 import { firstFactorAmr, type Amr } from './amr.js';
+import type { PendingSignIns } from './pending-sign-ins.js';
 import type { PasskeySignIn, SecondFactors } from './second-factor.js';
 import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
 
@@ -66,6 +67,8 @@ export interface AuthDependencies {
   /** TOTP and recovery codes: asked after every right first factor of an account that has them on. */
   secondFactors: SecondFactors;
   passkeys: PasskeySignIn;
+  /** Half-finished sign-ins, ended with a reset. */
+  pendingSignIns: PendingSignIns;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
 }
@@ -182,9 +185,12 @@ export class AuthService {
     return this.signIn(user.id, SignInMethod.PASSWORD, client, { isNewUser: false, gate: true });
   }
 
-  /** Sets a new password with a reset-password code and ends every session of the account. */
+  /**
+   * Sets a new password with a reset-password code and ends every session of the account, and every
+   * half-finished sign-in (mfaTokens, passkey registrations) begun before it.
+   */
   async resetPassword(input: ResetPasswordInput, client: ClientInfo): Promise<void> {
-    const { db, accounts, codes, hasher, sessions, events } = this.deps;
+    const { db, accounts, codes, hasher, sessions, events, pendingSignIns } = this.deps;
     const phone = this.phone(input.phone);
     assertPasswordPolicy(input.newPassword, phone, 'newPassword');
     // An unknown phone has no code, so it fails here exactly like a wrong code.
@@ -197,6 +203,7 @@ export class AuthService {
       if (!(await accounts.lock(user.id))) throw codeGone();
       await accounts.setPasswordHash(user.id, passwordHash);
       await sessions.revokeAllOf(user.id);
+      await pendingSignIns.endAllOf(user.id);
       await events.record({ type: SecurityEventType.PASSWORD_RESET, userId: user.id, phone: phone.e164, client });
     });
   }
@@ -224,13 +231,16 @@ export class AuthService {
   }
 
   /**
-   * Finishes a sign-in that answered MFA_REQUIRED: the code (TOTP or recovery) is spent on the
-   * mfaToken, and the session names both factors.
+   * Finishes what answered MFA_REQUIRED: the code (TOTP or recovery) is spent on the mfaToken, and
+   * either the sign-in's new session names both factors, or (a step-up) the session that asked gains
+   * them and gets fresh tokens.
    */
   verifyMfa(mfaToken: string, code: string, client: ClientInfo): Promise<AuthPayload> {
     return this.counted('mfa', () =>
       this.deps.secondFactors.verify(mfaToken, code, client, (passed) =>
-        this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
+        passed.kind === 'step-up'
+          ? this.stepUp(passed.userId, passed.sessionId, passed.amr)
+          : this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
       ),
     );
   }
@@ -361,6 +371,19 @@ export class AuthService {
     return this.payload(issued, user, isNewUser);
   }
 
+  /**
+   * A step-up's upgrade, in the transaction that spends its code: the same session, its methods
+   * completed and proven now, with a new access token and a new refresh token. No sign-in is counted
+   * and no event written: no session begins, and the change the step-up was for records its own.
+   */
+  private async stepUp(userId: string, sessionId: string, added: readonly Amr[]): Promise<AuthPayload> {
+    const { sessions, accounts } = this.deps;
+    const issued = await sessions.stepUp(sessionId, userId, added);
+    // Ended (or its account blocked) since the token was looked at: a dead token, and nothing spent.
+    if (!issued) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
+    return this.payload(issued, await accounts.getSignInable(userId), false);
+  }
+
   /** Uses the code; a wrong one is a failed sign-in, recorded (see SignInFailureLog) before INVALID_CODE goes back. */
   private async consumeToSignIn(phone: Phone, purpose: CodePurpose, code: string, account: FailedAccount | undefined, client: ClientInfo): Promise<void> {
     try {
@@ -375,7 +398,7 @@ export class AuthService {
 
   private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {
     return {
-      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr }),
+      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr, authTime: issued.authTime }),
       tokenType: 'Bearer',
       expiresIn: this.deps.tokens.ttlSeconds,
       refreshToken: issued.refreshToken,

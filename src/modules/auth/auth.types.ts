@@ -91,7 +91,7 @@ export class ResetPasswordInputType {
   newPassword!: string;
 }
 
-@InputType('VerifyMfaInput', { description: 'Finishes a sign-in that answered MFA_REQUIRED' })
+@InputType('VerifyMfaInput', { description: 'Finishes a sign-in or a step-up that answered MFA_REQUIRED' })
 export class VerifyMfaInputType {
   @Field({ description: 'extensions.mfaToken of the MFA_REQUIRED error' })
   mfaToken!: string;

@@ -9,12 +9,13 @@ export interface MfaChallenge {
   mfaMethods: string[];
 }
 
-/** A second factor passed: whose sign-in it finishes, by what first factor, and the methods of both. */
-export interface PassedSecondFactor {
-  userId: string;
-  method: SignInMethod;
-  amr: Amr[];
-}
+/**
+ * A second factor passed, for a sign-in (whose, by what first factor, and the methods of both) or
+ * for a step-up of a signed-in session (whose, which session, and the methods it gains).
+ */
+export type PassedSecondFactor =
+  | { kind: 'sign-in'; userId: string; method: SignInMethod; amr: Amr[] }
+  | { kind: 'step-up'; userId: string; sessionId: string; amr: readonly Amr[] };
 
 /** The second factor at sign-in (TOTP and recovery codes), as the sign-in use cases see it. */
 export interface SecondFactors {
@@ -24,9 +25,10 @@ export interface SecondFactors {
    */
   challenge(userId: string, method: SignInMethod, amr: Amr[], client: ClientInfo): Promise<MfaChallenge | undefined>;
   /**
-   * Spends a code on an mfaToken and runs `complete` (the sign-in) in the same transaction: the code
-   * and the token are spent exactly when the sign-in commits. INVALID_CODE (or RATE_LIMITED) when the
-   * code does not pass.
+   * Spends a code on an mfaToken (of a sign-in, or of a step-up) and runs `complete` (the sign-in, or
+   * the upgrade of the session) in the same transaction: the code and the token are spent exactly when
+   * it commits. INVALID_CODE (or RATE_LIMITED) when the code does not pass, and, before any code is
+   * judged, for a step-up whose session has ended.
    */
   verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T>;
 }

@@ -28,9 +28,12 @@ export class SignInFailureLog {
     private readonly events: SecurityEventService,
   ) {}
 
-  /** `type`: SIGN_IN_FAILED for a wrong first factor, MFA_FAILED for a wrong second one (a streak of its own). */
+  /**
+   * `type`: SIGN_IN_FAILED for a wrong first factor, MFA_FAILED for a wrong second one (a streak of its
+   * own). `method`: the first factor's; none for the second factor of a step-up (a streak of its own too).
+   */
   async record(
-    method: SignInMethod,
+    method: SignInMethod | undefined,
     phone: string,
     account: FailedAccount | undefined,
     client: ClientInfo,
@@ -38,7 +41,7 @@ export class SignInFailureLog {
   ): Promise<void> {
     const streak = account ? `user:${account.id}:${account.lastLoginAt?.getTime() ?? 'never'}` : `phone:${phone}`;
     const kind = type === SecurityEventType.MFA_FAILED ? 'mfa-failed' : 'sign-in-failed';
-    const { count } = await this.limiter.add(`${kind}:${method}:${streak}`, DAY_SECONDS);
+    const { count } = await this.limiter.add(`${kind}:${method ?? 'step-up'}:${streak}`, DAY_SECONDS);
     if (count > 1) return;
     await this.events.recordUnlocked({ type, method, userId: account?.id, phone, client });
   }

@@ -1,14 +1,16 @@
 import { ArrayType, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { User } from '../account/user.entity.js';
+import { Session } from '../session/session.entity.js';
 
 /**
- * Table `mfa_challenges`: the mfaTokens of sign-ins waiting for a second factor, stored as SHA-256
- * only. Single use, bound to the account and to the first factor that passed.
+ * Table `mfa_challenges`: the mfaTokens of sign-ins waiting for a second factor, and of signed-in
+ * sessions asked to step up, stored as SHA-256 only. Single use, bound to the account, and to the
+ * first factor that passed (a sign-in) or to the session to upgrade (a step-up).
  */
 @Entity({ tableName: 'mfa_challenges' })
 export class MfaChallenge {
-  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt';
+  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt' | 'method' | 'session';
 
   @PrimaryKey({ type: 'character', length: 64 })
   tokenHash!: string;
@@ -17,11 +19,19 @@ export class MfaChallenge {
   @Index({ name: 'mfa_challenges_user_id_idx' })
   user!: Ref<User>;
 
-  /** The first factor's sign-in method (SignInMethod). */
-  @Property({ type: 'string', length: 16 })
-  method!: string;
+  /** The first factor's sign-in method (SignInMethod); null for a step-up, which has no first factor of its own. */
+  @Property({ type: 'string', length: 16, nullable: true })
+  method: string | null = null;
 
-  /** The first factor's methods (RFC 8176), completed with `otp` and `mfa` when the second passes. */
+  /** A step-up's session, upgraded when the second factor passes; null for a sign-in. */
+  @ManyToOne(() => Session, { ref: true, nullable: true, deleteRule: 'cascade', updateRule: 'no action', foreignKeyName: 'mfa_challenges_session_id_fkey' })
+  @Index({ name: 'mfa_challenges_session_id_idx' })
+  session: Ref<Session> | null = null;
+
+  /**
+   * The first factor's methods (RFC 8176), completed with `otp` and `mfa` when the second passes; for
+   * a step-up, the methods the session's token named when it was asked (the session's own are completed).
+   */
   @Property({ type: ArrayType, columnType: 'text[]' })
   amr!: string[];
 

@@ -8,10 +8,26 @@ export interface StoredFactor {
   confirmed: boolean;
 }
 
-export interface LiveChallenge {
+/** A sign-in's mfaToken: the account, its first factor and that factor's methods. */
+export interface SignInChallenge {
   userId: string;
   method: string;
   amr: string[];
+}
+
+/** A step-up's mfaToken: the account, the session to upgrade and the methods its token named. */
+export interface StepUpChallenge {
+  userId: string;
+  sessionId: string;
+  amr: string[];
+}
+
+/** What a live mfaToken is for: a sign-in (`method`, no session) or a step-up (`sessionId`, no method). */
+interface LiveChallenge {
+  userId: string;
+  method: string | null;
+  amr: string[];
+  sessionId: string | null;
 }
 
 /** The mfaToken a code is spent on: its hash, and the attempts after which it is dead. */
@@ -31,7 +47,19 @@ const PENDING_DAYS = 1;
 /** The `totp_factors`, `recovery_codes` and `mfa_challenges` tables. */
 export class MfaRepository {
   private readonly sql: Record<
-    'factor' | 'savePending' | 'confirm' | 'useStep' | 'useRecoveryCode' | 'useStepSpendingToken' | 'useRecoveryCodeSpendingToken' | 'codesLeft' | 'createChallenge' | 'lockChallenge' | 'challengeWithFactor' | 'countWrong',
+    | 'factor'
+    | 'savePending'
+    | 'confirm'
+    | 'useStep'
+    | 'useRecoveryCode'
+    | 'useStepSpendingToken'
+    | 'useRecoveryCodeSpendingToken'
+    | 'codesLeft'
+    | 'createChallenge'
+    | 'createStepUp'
+    | 'lockChallenge'
+    | 'challengeWithFactor'
+    | 'countWrong',
     string
   >;
 
@@ -63,10 +91,15 @@ export class MfaRepository {
       codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
       createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt})
                         values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
+      // One statement: a session's new step-up token replaces its earlier ones, so that asking again
+      // and again keeps one row per session (each needs only the session's access token).
+      createStepUp: `with replaced as (delete from ${c.table} where ${c.session} = $3)
+                     insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.session}, ${c.amr}, ${c.expiresAt})
+                     values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
       // Locked when asked inside a transaction, so that the verifies of one token run one at a time.
       lockChallenge: `select 1 as ok from ${c.table} where ${live} for update`,
       // The first look at a token: its challenge and the factor to judge the code by, in one round trip.
-      challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr,
+      challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr, c.${c.session} as "sessionId",
                                    f.${f.secretSealed} as "secretSealed", f.${f.confirmedAt} is not null as confirmed
                               from ${c.table} c left join ${f.table} f on f.${f.user} = c.${c.user}
                              where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2`,
@@ -141,8 +174,13 @@ export class MfaRepository {
     return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId]))?.n ?? 0;
   }
 
-  async createChallenge(tokenHash: string, challenge: LiveChallenge, ttlSeconds: number): Promise<void> {
+  async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {
     await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds], 'mfa_create_challenge');
+  }
+
+  /** A step-up's token, replacing any earlier one of the same session. */
+  async createStepUp(tokenHash: string, challenge: StepUpChallenge, ttlSeconds: number): Promise<void> {
+    await this.db.rows(this.sql.createStepUp, [tokenHash, challenge.userId, challenge.sessionId, challenge.amr, ttlSeconds], 'mfa_create_step_up');
   }
 
   /** The challenge of a token that is unused, unexpired and has attempts left, with its account's factor. */
@@ -164,6 +202,11 @@ export class MfaRepository {
 
   async countWrong(tokenHash: string): Promise<void> {
     await this.db.rows(this.sql.countWrong, [tokenHash]);
+  }
+
+  /** Every mfaToken of the account, live or not. */
+  async deleteChallengesOf(userId: string): Promise<void> {
+    await this.db.em().nativeDelete(MfaChallenge, { user: userId });
   }
 
   /** Expired challenges, and enrolments left pending for a day. */

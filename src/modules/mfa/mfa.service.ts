@@ -3,12 +3,15 @@ import { isForeignKeyViolation, type Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
-import { withSecondFactor, type Amr } from '../auth/amr.js';
+import { SECOND_FACTOR_AMR, withSecondFactor, type Amr } from '../auth/amr.js';
+import type { PendingSignIns } from '../auth/pending-sign-ins.js';
 import type { MfaChallenge, PassedSecondFactor, SecondFactors } from '../auth/second-factor.js';
 import { SignInFailureLog } from '../auth/sign-in-failure-log.js';
+import { provesRecentSecondFactor, STEP_UP_MAX_AGE_SECONDS, type RecentSecondFactor } from '../auth/step-up.js';
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
@@ -53,6 +56,8 @@ export interface MfaDependencies {
   limiter: RateLimiter;
   box: SecretBox;
   passkeys: PasskeyCount;
+  /** Half-finished sign-ins (this module's mfaTokens among them), ended when TOTP goes off. */
+  pendingSignIns: PendingSignIns;
 }
 
 const CHALLENGE_TTL_SECONDS = 300;
@@ -68,13 +73,14 @@ const MFA_METHODS = ['totp', 'recovery'];
 type Spent = 'totp' | 'recovery';
 
 /**
- * TOTP (RFC 6238) and recovery codes: enrolment and switching off for the signed-in user, and the
- * second factor of sign-in (the SecondFactors port of AuthService). Every code is accepted once: a
- * TOTP step by a conditional update that only moves the last accepted step forward, a recovery code
- * by one that marks it used, so a replay fails on every instance sharing the database. Wrong codes
- * count against the account like password failures, before any code is looked at.
+ * TOTP (RFC 6238) and recovery codes: enrolment and switching off for the signed-in user, the second
+ * factor of sign-in (the SecondFactors port of AuthService), and the step-up of a signed-in session
+ * that a change needing a recent second factor asks for (the RecentSecondFactor port). Every code is
+ * accepted once: a TOTP step by a conditional update that only moves the last accepted step forward,
+ * a recovery code by one that marks it used, so a replay fails on every instance sharing the
+ * database. Wrong codes count against the account like password failures, before any code is looked at.
  */
-export class MfaService implements SecondFactors {
+export class MfaService implements SecondFactors, RecentSecondFactor {
   private readonly failures: SignInFailureLog;
 
   constructor(
@@ -131,14 +137,16 @@ export class MfaService implements SecondFactors {
 
   /**
    * Turns TOTP off with a current TOTP or an unused recovery code: the factor and the recovery codes
-   * go, and every other session of the account ends with them.
+   * go, and every other session of the account and every half-finished sign-in (mfaTokens, passkey
+   * registrations) end with them, so that none finishes once TOTP is on again.
    */
   async disableTotp(principal: Principal, code: string, client: ClientInfo): Promise<void> {
-    const { sessions, mfa, events } = this.deps;
+    const { sessions, mfa, events, pendingSignIns } = this.deps;
     const { userId, sessionId } = principal;
     await this.withCode(principal, code, client, async () => {
       await mfa.removeAll(userId);
       await sessions.revokeOthers(userId, sessionId);
+      await pendingSignIns.endAllOf(userId);
       await events.recordOwn(SecurityEventType.MFA_DISABLED, principal, client);
     });
   }
@@ -163,14 +171,42 @@ export class MfaService implements SecondFactors {
   }
 
   /**
+   * Passes when the account has no TOTP on or the principal's token proves a second factor (or a
+   * passkey) within the last 10 minutes; otherwise MFA_REQUIRED with an mfaToken bound to the account
+   * and the principal's session, as the sign-in's (5 minutes, single use), which replaces any earlier
+   * one of the session.
+   */
+  async requireRecentSecondFactor(principal: Principal): Promise<void> {
+    if (provesRecentSecondFactor(principal)) return;
+    const { mfa } = this.deps;
+    const { userId, sessionId } = principal;
+    if (!(await mfa.factor(userId))?.confirmed) return;
+    const mfaToken = randomToken();
+    try {
+      await mfa.createStepUp(sha256Hex(mfaToken), { userId, sessionId, amr: [...principal.amr] }, CHALLENGE_TTL_SECONDS);
+    } catch (error) {
+      // The account (and with it the session) deleted since the token was checked: as its token now is.
+      if (isForeignKeyViolation(error)) throw unauthenticated('The session has ended; sign in again');
+      throw error;
+    }
+    throw new AppError(ErrorCode.MFA_REQUIRED, `This change needs a second factor proven within the last ${STEP_UP_MAX_AGE_SECONDS / 60} minutes`, {
+      details: { mfaToken, mfaMethods: [...MFA_METHODS] },
+    });
+  }
+
+  /**
    * Spends a code on an mfaToken. An unknown, expired, used or dead token is INVALID_CODE whatever
-   * the code; a wrong code counts against the token (five kill it) and the account's failure limits.
+   * the code, and so is a step-up token whose session has ended; a wrong code counts against the
+   * token (five kill it) and the account's failure limits.
    */
   async verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T> {
-    const { db, mfa, accounts, events } = this.deps;
+    const { db, mfa, accounts, events, sessions } = this.deps;
     const tokenHash = sha256Hex(mfaToken);
     const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
     if (!found) throw wrongCode();
+    // A step-up of a session that ended since (a logout, a revocation, a block) is as dead as its
+    // session, before any limit or code; the upgrade checks again where it is written.
+    if (found.sessionId && !(await sessions.isLive(found.sessionId, found.userId))) throw wrongCode();
     let signedIn: { result: T } | undefined;
     const verdict = await this.deps.limiter.attempt(this.failureRules(found.userId, client), ATTEMPT_MESSAGES, () =>
       db.transaction(async () => {
@@ -190,9 +226,12 @@ export class MfaService implements SecondFactors {
           const phone = (await accounts.findById(found.userId))?.phone;
           await events.record({ type: SecurityEventType.RECOVERY_CODE_USED, userId: found.userId, phone, client });
         }
-        // The sign-in in this transaction: a code is spent only with a session made (a blocked
-        // account's right code, refused there, is not), and one commit less on the way.
-        const passed = { userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
+        // The sign-in (or the session's upgrade) in this transaction: a code is spent only with a
+        // session made or upgraded (a blocked account's right code, refused there, is not), and one
+        // commit less on the way.
+        const passed: PassedSecondFactor = found.sessionId
+          ? { kind: 'step-up', userId: found.userId, sessionId: found.sessionId, amr: SECOND_FACTOR_AMR }
+          : { kind: 'sign-in', userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
         signedIn = { result: await complete(passed) };
         return true;
       }),
@@ -200,7 +239,8 @@ export class MfaService implements SecondFactors {
     if (signedIn) return signedIn.result;
     if (verdict === undefined) throw wrongCode();
     const account = await accounts.findById(found.userId);
-    if (account) await this.failures.record(found.method as SignInMethod, account.phone, account, client, SecurityEventType.MFA_FAILED);
+    // A step-up has no first factor of its own: its wrong codes are MFA_FAILED without a method.
+    if (account) await this.failures.record((found.method as SignInMethod | null) ?? undefined, account.phone, account, client, SecurityEventType.MFA_FAILED);
     throw wrongCode();
   }
 

@@ -135,6 +135,11 @@ export class PasskeyRepository {
     return (await this.db.em().nativeDelete(Passkey, { id, user: userId })) > 0;
   }
 
+  /** The account's registration challenges (sign-in challenges belong to no account). */
+  async deleteRegistrationChallengesOf(userId: string): Promise<void> {
+    await this.db.em().nativeDelete(WebAuthnChallenge, { user: userId, purpose: 'registration' });
+  }
+
   /** Challenges past their expiry. */
   async sweepExpired(): Promise<Record<string, number>> {
     return { webauthnChallenges: await this.db.em().nativeDelete(WebAuthnChallenge, { expiresAt: { $lt: new Date() } }) };

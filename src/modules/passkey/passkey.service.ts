@@ -18,6 +18,7 @@ import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import type { PasskeySignIn } from '../auth/second-factor.js';
 import type { SignInFailureLog } from '../auth/sign-in-failure-log.js';
+import type { RecentSecondFactor } from '../auth/step-up.js';
 import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { AddPasskeyInput, AuthenticationResponseInput, RegistrationResponseInput } from './passkey.inputs.js';
@@ -48,6 +49,12 @@ export interface PasskeyDependencies {
   limiter: RateLimiter;
   /** Refused sign-ins that name a registered passkey are its owner's SIGN_IN_FAILED, as wrong passwords are. */
   failures: SignInFailureLog;
+  /**
+   * Adding, renaming and removing a passkey of an account with a second factor on need one proven
+   * recently: otherwise a stolen access token could add a passkey, a sign-in that outlives the token
+   * and skips the second factor.
+   */
+  stepUp: RecentSecondFactor;
   logger: Logger;
 }
 
@@ -80,10 +87,14 @@ export class PasskeyService implements PasskeySignIn {
     private readonly settings: PasskeySettings,
   ) {}
 
-  /** Creation options for a discoverable credential of the signed-in user, under a single-use challenge. */
+  /**
+   * Creation options for a discoverable credential of the signed-in user, under a single-use
+   * challenge. The step-up is asked here already, so that no ceremony is made only to be refused.
+   */
   async registrationOptions(principal: Principal): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    const { passkeys, limiter } = this.deps;
+    const { passkeys, limiter, stepUp } = this.deps;
     const { user } = principal;
+    await stepUp.requireRecentSecondFactor(principal);
     const existing = await passkeys.listFor(user.id);
     if (existing.length >= MAX_PASSKEYS) throw tooMany();
     await limiter.consume(
@@ -117,8 +128,10 @@ export class PasskeyService implements PasskeySignIn {
    * `response`: the user is signed in, nothing here is a guess at someone else's account.
    */
   async add(principal: Principal, input: AddPasskeyInput, client: ClientInfo): Promise<PasskeyView> {
-    const { db, passkeys, accounts, events } = this.deps;
+    const { db, passkeys, accounts, events, stepUp } = this.deps;
     const { response } = input;
+    // Before the challenge is used up: after the step-up, the same response can still be sent.
+    await stepUp.requireRecentSecondFactor(principal);
     const challenge = challengeOf(response.response.clientDataJSON);
     if (!challenge) throw notVerified('its clientDataJSON is not the JSON of a registration');
     if (!(await passkeys.takeRegistrationChallenge(principal.userId, challenge))) {
@@ -150,19 +163,15 @@ export class PasskeyService implements PasskeySignIn {
     return (await this.deps.passkeys.listFor(userId)).map(toView);
   }
 
-  /** How many passkeys the account has (its MFA status). */
-  countOf(userId: string): Promise<number> {
-    return this.deps.passkeys.countFor(userId);
-  }
-
   /** How many passkeys each of these accounts has, for operators' pages; accounts without any are absent. */
   countsOf(userIds: string[]): Promise<Map<string, number>> {
     return userIds.length === 0 ? Promise.resolve(new Map()) : this.deps.passkeys.countsFor(userIds);
   }
 
   /** NOT_FOUND for any id that is not one of the user's passkeys, text that is no id at all (null) included. */
-  rename(principal: Principal, id: Uuid | null, name: string): Promise<PasskeyView> {
-    const { db, passkeys, accounts } = this.deps;
+  async rename(principal: Principal, id: Uuid | null, name: string): Promise<PasskeyView> {
+    const { db, passkeys, accounts, stepUp } = this.deps;
+    await stepUp.requireRecentSecondFactor(principal);
     return db.transaction(async () => {
       await accounts.lockActive(principal.userId);
       const renamed = id ? await passkeys.rename(principal.userId, id, name) : undefined;
@@ -173,7 +182,8 @@ export class PasskeyService implements PasskeySignIn {
 
   /** Removes one of the user's passkeys, recorded with it; NOT_FOUND for any other id. */
   async remove(principal: Principal, id: Uuid | null, client: ClientInfo): Promise<void> {
-    const { db, passkeys, accounts, events } = this.deps;
+    const { db, passkeys, accounts, events, stepUp } = this.deps;
+    await stepUp.requireRecentSecondFactor(principal);
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
       if (!id || !(await passkeys.delete(principal.userId, id))) throw notFound();

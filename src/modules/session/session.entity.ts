@@ -7,7 +7,7 @@ import { User } from '../account/user.entity.js';
 // Partial: the per-request session check and "list my sessions" only ever look at live sessions.
 @Index({ name: 'sessions_user_id_live_idx', properties: ['user'], where: '"revoked_at" is null' })
 export class Session {
-  [OptionalProps]?: 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'userAgent' | 'ip' | 'amr';
+  [OptionalProps]?: 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'userAgent' | 'ip' | 'amr' | 'authTime';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -36,4 +36,11 @@ export class Session {
   /** How the session was signed in (RFC 8176 values): the `amr` claim of every access token it issues. */
   @Property({ type: ArrayType, columnType: 'text[]', defaultRaw: `'{}'` })
   amr: string[] = [];
+
+  /**
+   * When the methods of `amr` were last proven: the sign-in, or the latest step-up with a second
+   * factor. The `auth_time` claim of every access token it issues; a refresh leaves it as it is.
+   */
+  @Property({ type: 'datetime', defaultRaw: 'now()' })
+  authTime!: Date;
 }

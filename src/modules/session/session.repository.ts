@@ -12,13 +12,33 @@ export interface NewSession {
   refreshTokenHash: string;
   ttlSeconds: number;
   amr: string[];
+  /** When its methods were proven: the sign-in. */
+  authTime: Date;
+}
+
+/** A session's subject and how it was signed in: what its next access token says. */
+export interface SessionFactors {
+  sessionId: string;
+  userId: string;
+  amr: string[];
+  authTime: Date;
 }
 
 const WEEK_MS = 7 * 86400_000;
 
 /** The `sessions` and `refresh_tokens` tables. */
 export class SessionRepository {
-  private readonly sql: { create: string; lockSession: string; useToken: string; extend: string; reuse: string; liveUser: string; touch: string };
+  private readonly sql: {
+    create: string;
+    lockSession: string;
+    useToken: string;
+    extend: string;
+    reuse: string;
+    liveUser: string;
+    touch: string;
+    stepUp: string;
+    retireTokens: string;
+  };
 
   constructor(private readonly db: Database) {
     const s = db.names(Session);
@@ -27,8 +47,8 @@ export class SessionRepository {
     this.sql = {
       // Every sign-in runs it: the session and its first refresh token in one prepared statement,
       // both expiring on the database's clock (the one rotations extend by).
-      create: `with s as (insert into ${s.table} (${s.id}, ${s.user}, ${s.expiresAt}, ${s.userAgent}, ${s.ip}, ${s.amr})
-                          values ($1, $2, now() + make_interval(secs => $3), $4, $5, $6::text[]) returning ${s.id} as id, ${s.expiresAt} as expires_at)
+      create: `with s as (insert into ${s.table} (${s.id}, ${s.user}, ${s.expiresAt}, ${s.userAgent}, ${s.ip}, ${s.amr}, ${s.authTime})
+                          values ($1, $2, now() + make_interval(secs => $3), $4, $5, $6::text[], $8) returning ${s.id} as id, ${s.expiresAt} as expires_at)
                insert into ${r.table} (${r.tokenHash}, ${r.session}, ${r.expiresAt}) select $7, s.id, s.expires_at from s`,
       // The token's session, taken before the token: a deletion of the account takes its sessions
       // and then their tokens, so a rotation taking them in the other order could deadlock with it.
@@ -43,7 +63,7 @@ export class SessionRepository {
       // Conditional on the session being live, judged and extended on the database's clock.
       extend: `update ${s.table} set ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $2)
                 where ${s.id} = $1 and ${s.revokedAt} is null
-                returning ${s.user} as "userId", ${s.amr} as amr`,
+                returning ${s.user} as "userId", ${s.amr} as amr, ${s.authTime} as "authTime"`,
       // On the database's clock, the one that stamped used_at.
       reuse: `select r.${r.session} as "sessionId", s.${s.user} as "userId",
                      (r.${r.usedAt} is not null and r.${r.usedAt} < now() - make_interval(secs => $2)) as reused
@@ -54,29 +74,58 @@ export class SessionRepository {
                   where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}`,
       // Prepared, as it follows the per-request check.
       touch: `update ${s.table} set ${s.lastUsedAt} = now() where ${s.id} = $1`,
+      // Conditional on the session being live and its account not blocked (as the per-request check
+      // judges it): the methods gained are appended once each, in order, and the session's expiry
+      // slides as a rotation's does.
+      stepUp: `update ${s.table} s
+                  set ${s.amr} = array(select m from unnest(s.${s.amr} || $3::text[]) with ordinality as t(m, n) group by m order by min(n)),
+                      ${s.authTime} = $4, ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $5)
+                 from ${u.from}
+                where s.${s.id} = $1 and s.${s.user} = $2 and ${u.id} = s.${s.user} and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}
+                returning s.${s.amr} as amr`,
+      // The session's unused refresh tokens, used as a rotation uses one: presented again they are a
+      // refresh within the grace window, or a reuse after it.
+      retireTokens: `update ${r.table} set ${r.usedAt} = now() where ${r.session} = $1 and ${r.usedAt} is null`,
     };
   }
 
   /** The session and its first refresh token, in one statement. */
   async create(session: NewSession): Promise<void> {
-    const { id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash } = session;
-    await this.db.rows(this.sql.create, [id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash], 'session_create');
+    const { id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash, authTime } = session;
+    await this.db.rows(this.sql.create, [id, userId, ttlSeconds, userAgent, ip, amr, refreshTokenHash, authTime], 'session_create');
   }
 
   /**
    * Marks a live refresh token used, extends its session and stores its successor, in one
    * transaction; `undefined` when the token was not live or its session has ended.
    */
-  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<{ sessionId: string; userId: string; amr: string[] } | undefined> {
+  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<SessionFactors | undefined> {
     return this.db.transaction(async () => {
       if (!(await this.db.one(this.sql.lockSession, [tokenHash]))) return undefined;
       const used = await this.db.one<{ sessionId: string }>(this.sql.useToken, [tokenHash]);
       if (!used) return undefined;
-      const session = await this.db.one<{ userId: string; amr: string[] }>(this.sql.extend, [used.sessionId, ttlSeconds]);
+      // Explicit SQL reads timestamps as strings (MikroORM's pg type parsers).
+      const session = await this.db.one<{ userId: string; amr: string[]; authTime: string }>(this.sql.extend, [used.sessionId, ttlSeconds]);
       if (!session) return undefined;
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
       await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: used.sessionId, expiresAt });
-      return { sessionId: used.sessionId, userId: session.userId, amr: session.amr };
+      return { sessionId: used.sessionId, userId: session.userId, amr: session.amr, authTime: new Date(session.authTime) };
+    });
+  }
+
+  /**
+   * Upgrades a live session after a step-up: its methods gain `added`, they were proven at `authTime`,
+   * and `nextTokenHash` becomes its only live refresh token. `undefined` (nothing changed) when the
+   * session has ended or its account is blocked.
+   */
+  stepUp(step: { sessionId: string; userId: string; added: readonly string[]; authTime: Date; nextTokenHash: string; ttlSeconds: number }): Promise<{ amr: string[] } | undefined> {
+    const { sessionId, userId, added, authTime, nextTokenHash, ttlSeconds } = step;
+    return this.db.transaction(async () => {
+      const upgraded = await this.db.one<{ amr: string[] }>(this.sql.stepUp, [sessionId, userId, added, authTime, ttlSeconds]);
+      if (!upgraded) return undefined;
+      await this.db.rows(this.sql.retireTokens, [sessionId]);
+      await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: sessionId, expiresAt: new Date(Date.now() + ttlSeconds * 1000) });
+      return upgraded;
     });
   }
 

@@ -21,6 +21,8 @@ export interface IssuedRefresh {
   refreshToken: string;
   /** How the session was signed in (RFC 8176), for the access tokens' `amr`. */
   amr: string[];
+  /** When those methods were last proven (the sign-in, or a step-up), for the access tokens' `auth_time`. */
+  authTime: Date;
 }
 
 export type Rotation =
@@ -55,6 +57,7 @@ export class SessionService {
   async create(userId: string, client: ClientInfo, method: string, amr: string[]): Promise<IssuedRefresh> {
     const sessionId = randomUUID();
     const refreshToken = randomToken();
+    const authTime = new Date();
     await this.sessions.create({
       id: sessionId,
       userId,
@@ -63,9 +66,10 @@ export class SessionService {
       refreshTokenHash: sha256Hex(refreshToken),
       ttlSeconds: this.settings.refreshTtlSeconds,
       amr,
+      authTime,
     });
     await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method } });
-    return { sessionId, userId, refreshToken, amr };
+    return { sessionId, userId, refreshToken, amr, authTime };
   }
 
   /**
@@ -92,6 +96,31 @@ export class SessionService {
       this.sessions.touch(sessionId).catch(() => undefined); // best effort: a missed touch only makes lastUsedAt a minute older
     }
     return row && toUserView(row);
+  }
+
+  /** Whether the session is live and its account, its subject, not blocked (as the per-request check judges it). */
+  async isLive(sessionId: string, userId: string): Promise<boolean> {
+    return Boolean(await this.sessions.liveUser(sessionId, userId));
+  }
+
+  /**
+   * Upgrades a live session whose user proved a second factor just now (a step-up), in the caller's
+   * transaction: its methods gain `added`, its `auth_time` becomes now, and it gets a new refresh token
+   * (the previous one stops working as after a rotation). The session's next tokens, or `undefined`
+   * when it has ended or its account is blocked.
+   */
+  async stepUp(sessionId: string, userId: string, added: readonly string[]): Promise<IssuedRefresh | undefined> {
+    const refreshToken = randomToken();
+    const authTime = new Date();
+    const upgraded = await this.sessions.stepUp({
+      sessionId,
+      userId,
+      added,
+      authTime,
+      nextTokenHash: sha256Hex(refreshToken),
+      ttlSeconds: this.settings.refreshTtlSeconds,
+    });
+    return upgraded && { sessionId, userId, refreshToken, amr: upgraded.amr, authTime };
   }
 
   /** Live sessions of a user, newest first, the caller's own one marked. */

@@ -5,16 +5,22 @@ import { AppError, ErrorCode } from '../errors/app-error.js';
 import { toUuid, type Uuid } from '../ids.js';
 import type { KeyRing, TokenKey } from './signing-keys.js';
 
+/** What a verified token says: its subject and session, and how and when the session proved its factors. */
 export interface AccessClaims {
   userId: Uuid;
   sessionId: Uuid;
+  /** How the session was signed in (`amr`, RFC 8176); empty in a token without the claim. */
+  amr: readonly string[];
+  /** When those methods were last proven (`auth_time`, OpenID Connect Core 1.0); absent in tokens issued before the claim. */
+  authTime?: Date;
 }
 
-/** What a new token says: its subject and session, and how the session was signed in (`amr`, RFC 8176). */
+/** What a new token says: the claims above, every one of them (ids as the session row has them). */
 export interface NewAccessToken {
   userId: string;
   sessionId: string;
   amr: readonly string[];
+  authTime: Date;
 }
 
 export interface AccessTokenOptions {
@@ -48,7 +54,11 @@ export class AccessTokens {
   async sign(claims: NewAccessToken): Promise<string> {
     const { issuer, audience, ttlSeconds } = this.options;
     const key = this.keys.current().signing;
-    const payload = claims.amr.length > 0 ? { sid: claims.sessionId, amr: [...claims.amr] } : { sid: claims.sessionId };
+    const payload = {
+      sid: claims.sessionId,
+      ...(claims.amr.length > 0 && { amr: [...claims.amr] }),
+      auth_time: Math.floor(claims.authTime.getTime() / 1000),
+    };
     if (key.alg === 'EdDSA') {
       return new SignJWT(payload)
         .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: key.kid })
@@ -101,9 +111,13 @@ export class AccessTokens {
     // This service signs ids in lower case; the check makes any other spelling the same id anyway.
     const userId = typeof payload === 'string' || typeof payload.sub !== 'string' ? undefined : toUuid(payload.sub);
     const sessionId = typeof payload === 'string' || typeof payload.sid !== 'string' ? undefined : toUuid(payload.sid);
-    if (!userId || !sessionId) throw unauthenticated();
+    if (typeof payload === 'string' || !userId || !sessionId) throw unauthenticated();
+    const { amr = [], auth_time: authTime } = payload as { amr?: unknown; auth_time?: unknown };
+    if (!isStringArray(amr) || (authTime !== undefined && !Number.isSafeInteger(authTime))) throw unauthenticated();
     if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);
-    return { userId, sessionId };
+    const claims: AccessClaims = { userId, sessionId, amr };
+    if (authTime !== undefined) claims.authTime = new Date((authTime as number) * 1000);
+    return claims;
   }
 
   private check(token: string, key: TokenKey, alg: 'HS256' | 'ES256'): jwt.JwtPayload | string {
@@ -119,6 +133,10 @@ export class AccessTokens {
 
 /** Distinct headers remembered: one per key and signing library, so a few suffice. */
 const KNOWN_HEADERS = 16;
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
 
 /** The `kid` of a token's header segment; undefined when there is none or it cannot be read. */
 function headerKid(segment: string): string | undefined {
