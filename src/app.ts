@@ -29,6 +29,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
 import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
+import { RouteTable } from './shared/http/route-table.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -156,6 +157,6 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
 
   app.use(notFound);
   app.use(errorHandler(logger));
-  httpMetrics?.learnRoutes(app);
+  httpMetrics?.learnRoutes(new RouteTable(app));
   return { express: app, apollo };
 }
