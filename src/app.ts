@@ -9,7 +9,7 @@ import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
-import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
+import { graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -27,7 +27,7 @@ import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
-import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
+import { errorHandler, sendProblem, unrouted } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
 import { RouteTable } from './shared/http/route-table.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
@@ -107,11 +107,12 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // Where answers carry tokens or personal data: no-store, set before the body is read so that a
   // refused body (413, malformed JSON) is covered too; GraphQL GET queries included (the schema sets
   // no cache hints, so Apollo's cache-control plugin is turned off).
-  const privateJson = sequence(noStore, express.json({ limit: JSON_BODY_LIMIT }));
+  const json = express.json({ limit: JSON_BODY_LIMIT });
+  const privateJson = sequence(noStore, json);
   // The busiest mounts first; each is one path match for the requests it does not serve.
   app.use(
     '/graphql',
-    privateJson,
+    sequence(noStore, servedMethodsOnly, json),
     sequence(
       limitTokens(GRAPHQL_LIMITS.tokens),
       guardedUploads(
@@ -155,8 +156,10 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
   });
 
-  app.use(notFound);
+  // Every route is in place: what no route serves is a known path asked with another method (405) or an unknown path (404).
+  const routes = new RouteTable(app);
+  app.use(unrouted(routes));
   app.use(errorHandler(logger));
-  httpMetrics?.learnRoutes(new RouteTable(app));
+  httpMetrics?.learnRoutes(routes);
   return { express: app, apollo };
 }

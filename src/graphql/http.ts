@@ -8,6 +8,24 @@ import { leftByClient, toHttpAppError } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
 
+/** The methods Apollo serves at /graphql: every other one it refuses, naming these in `Allow`. */
+const SERVED_METHODS = 'GET, POST';
+
+/**
+ * Before a byte of the body is read: a method Apollo does not serve is METHOD_NOT_ALLOWED (405, with
+ * `Allow`, in /graphql's error shape); a plain OPTIONS (a CORS preflight is answered before this)
+ * gets `Allow` as Express answers it on the REST routes. GET and POST pass after two comparisons.
+ */
+export const servedMethodsOnly: RequestHandler = (req, res, next) => {
+  if (req.method === 'POST' || req.method === 'GET') return next();
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Allow', SERVED_METHODS);
+    res.type('text/plain').send(SERVED_METHODS);
+    return;
+  }
+  throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at /graphql; it serves ${SERVED_METHODS}`, { allow: SERVED_METHODS });
+};
+
 /**
  * Multipart requests (file uploads) are checked before `upload` (graphql-upload) reads a byte of
  * them: Apollo's CSRF rule first (a preflight header is required), then the bearer token, since the

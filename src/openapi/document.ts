@@ -321,7 +321,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'meeting-accounts',
       version,
-      description: 'Account and authentication service. The same operations are served over GraphQL at POST /graphql.',
+      description:
+        'Account and authentication service. The same operations are served over GraphQL at POST /graphql. ' +
+        'A path below asked with a method it does not list answers 405 METHOD_NOT_ALLOWED, with the methods it serves in Allow.',
     },
     servers: [{ url: '/' }],
     paths,

@@ -5,6 +5,7 @@ import { toAppError } from '../errors/normalize.js';
 import { publicError } from '../errors/public-error.js';
 import type { Logger } from '../logger.js';
 import { cutOffByClient } from './request-context.js';
+import { answeredFor, type RouteTable } from './route-table.js';
 
 /** Writes an AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
 export function sendProblem(res: Response, error: AppError): void {
@@ -24,9 +25,25 @@ export function sendProblem(res: Response, error: AppError): void {
   res.status(shown.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
-export const notFound: RequestHandler = (req) => {
-  throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
-};
+/**
+ * The end of the chain, for requests that no route served: 405 METHOD_NOT_ALLOWED with `Allow` when
+ * routes have the path (for other methods), counted under the path's template; else 404 NOT_FOUND.
+ * A plain OPTIONS of a known path is answered with its `Allow`, as Express answers it for the routes
+ * of a mounted router (which it does not do for the app's own routes, whose requests end here).
+ */
+export function unrouted(routes: RouteTable): RequestHandler {
+  return (req, res) => {
+    const template = routes.match(req.path);
+    if (!template) throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    answeredFor(res, template.path);
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', template.allow);
+      res.type('text/plain').send(template.allow);
+      return;
+    }
+    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at ${template.path}; it serves ${template.allow}`, { allow: template.allow });
+  };
+}
 
 /**
  * Errors raised by HTTP middleware before any service runs: body-parser's carry a `type`,

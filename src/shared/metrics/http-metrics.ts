@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { RouteTable } from '../http/route-table.js';
+import { templateAnsweredFor, type RouteTable } from '../http/route-table.js';
 import type { Metrics } from './metrics.js';
 
 /** The `route` of a request that no route template matched (unknown paths, bodies refused before routing). */
@@ -14,7 +14,8 @@ const GRAPHQL = '/graphql';
  * written as in the OpenAPI document (`/api/v1/admin/users/{id}`), looked up by the route object
  * Express leaves on the request: the templates are read once from the app's route table, so a request
  * costs a map lookup, never a look at its path. A request that no route served (404, a body refused
- * before routing, a router-wide guard) is UNMATCHED_ROUTE; /graphql is one route.
+ * before routing, a router-wide guard) is UNMATCHED_ROUTE, unless its answer names the template it
+ * answered for (a method the path does not serve: 405); /graphql is one route.
  */
 export class HttpMetrics {
   private routes: RouteTable | undefined;
@@ -28,13 +29,14 @@ export class HttpMetrics {
 
   /** `status`: the response's, or 'aborted' when the client left before it was written. */
   finished(req: Request, res: Response, seconds: number, aborted: boolean): void {
-    this.metrics.requestFinished(req.method, this.routeOf(req), aborted ? 'aborted' : String(res.statusCode), seconds);
+    this.metrics.requestFinished(req.method, this.routeOf(req, res), aborted ? 'aborted' : String(res.statusCode), seconds);
   }
 
-  private routeOf(req: Request): string {
+  private routeOf(req: Request, res: Response): string {
     const route = (req as { route?: object }).route;
     if (route) return this.routes?.templateOf(route) ?? UNMATCHED_ROUTE;
     const url = req.originalUrl;
-    return url.startsWith(GRAPHQL) && (url.length === GRAPHQL.length || '?/'.includes(url[GRAPHQL.length]!)) ? GRAPHQL : UNMATCHED_ROUTE;
+    if (url.startsWith(GRAPHQL) && (url.length === GRAPHQL.length || '?/'.includes(url[GRAPHQL.length]!))) return GRAPHQL;
+    return templateAnsweredFor(res) ?? UNMATCHED_ROUTE;
   }
 }
