@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
-import { graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
+import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -27,9 +27,10 @@ import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
-import { errorHandler, sendProblem, unrouted } from './shared/http/problem.js';
+import { clientErrorListener } from './shared/http/client-errors.js';
+import { errorHandler, problemDocument, sendProblem, unrouted, type ErrorDocument } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
-import { RouteTable } from './shared/http/route-table.js';
+import { answeredFor, RouteTable } from './shared/http/route-table.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -55,6 +56,8 @@ export interface AppOptions {
 export interface App {
   express: Express;
   apollo: ApolloServer<GraphQLContext>;
+  /** The HTTP server's 'clientError' listener: request timeouts answered 408, other client errors as Node answers them. */
+  clientError: ReturnType<typeof clientErrorListener>;
 }
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
@@ -161,5 +164,18 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   app.use(unrouted(routes));
   app.use(errorHandler(logger));
   httpMetrics?.learnRoutes(routes);
-  return { express: app, apollo };
+  // A body that did not arrive in time: under /graphql in its error shape, as /graphql answers the
+  // bodies it cannot read; elsewhere a problem document, counted under the route the path is for.
+  const timedOut = (res: Response, error: AppError): ErrorDocument => {
+    const requestId = res.locals.requestId as string;
+    if (res.req.baseUrl.toLowerCase() === '/graphql') {
+      answeredFor(res, '/graphql');
+      return graphqlErrorDocument(error, requestId);
+    }
+    const template = routes.match(res.req.originalUrl.split('?', 1)[0]!);
+    if (template) answeredFor(res, template.path);
+    return problemDocument(error, requestId);
+  };
+  const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut });
+  return { express: app, apollo, clientError };
 }

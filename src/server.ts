@@ -58,7 +58,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
-    const { express, apollo } = await createApp({ config, services, logger, ready, metrics });
+    const { express, apollo, clientError } = await createApp({ config, services, logger, ready, metrics });
     const stopJanitor = startJanitor(services.sweepers, logger);
     const dispatcher = services.webhooks.enabled
       ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: deliveryListener(metrics, options.onWebhookDelivery) })
@@ -72,6 +72,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       { requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: checkingInterval(headersTimeoutMs) },
       express,
     );
+    server.on('clientError', clientError);
     server.listen(config.port, config.host);
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;

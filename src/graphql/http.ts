@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import { invalidFile } from '../shared/http/multipart.js';
-import { leftByClient, toHttpAppError } from '../shared/http/problem.js';
+import { leftByClient, sendDocument, toHttpAppError, type ErrorDocument } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
 
@@ -90,11 +90,15 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const shown = publicError(appError);
-    for (const [name, value] of shown.headers) res.setHeader(name, value);
-    const extensions = { ...graphqlExtensions(shown), requestId: res.locals.requestId };
-    res.status(shown.status).json({ errors: [{ message: shown.message, extensions }] });
+    sendDocument(res, graphqlErrorDocument(appError, res.locals.requestId as string | undefined));
   };
+}
+
+/** An error of /graphql that Apollo never saw (it did not run, or the request timed out), in GraphQL's response shape with its HTTP status. */
+export function graphqlErrorDocument(error: AppError, requestId: string | undefined): ErrorDocument {
+  const shown = publicError(error);
+  const extensions = { ...graphqlExtensions(shown), requestId };
+  return { status: shown.status, headers: shown.headers, contentType: 'application/json', body: JSON.stringify({ errors: [{ message: shown.message, extensions }] }) };
 }
 
 /**

@@ -23,6 +23,7 @@ export const ErrorCode = {
   MFA_REQUIRED: 'MFA_REQUIRED',
   MFA_ALREADY_ENABLED: 'MFA_ALREADY_ENABLED',
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -112,7 +112,8 @@ const ANSWERED_FOR = Symbol('route template');
 
 /**
  * Records that `res` answers for `template` although no route served it (a method the path does not
- * serve), so that the request metric counts it under the template rather than as unmatched.
+ * serve, a body that did not arrive in time), so that the request metric counts it under the
+ * template rather than as unmatched.
  */
 export function answeredFor(res: Response, template: string): void {
   (res.locals as { [ANSWERED_FOR]?: string })[ANSWERED_FOR] = template;
