@@ -42,8 +42,8 @@ export function clientErrorListener({ logger, metrics, headersTimeoutMs, timedOu
     const res = receivingBodyOf(socket);
     const timeout = new AppError(ErrorCode.REQUEST_TIMEOUT, res ? 'The request body did not arrive in time' : 'The request headers did not arrive in time');
     if (res && socket.writable && !res.headersSent) {
-      endWith(res, timedOut(res, timeout));
       answeredAsTimedOut(res);
+      endWith(res, timedOut(res, timeout));
       // Node forgets a request once its response has finished, and would not abort it with the
       // connection: what reads its body (the JSON parser, an upload being staged) would wait for the
       // rest for ever. It hears of the end when the connection closes, after the answer went out.
