@@ -161,6 +161,17 @@ describe('/graphql', () => {
     expect(error.extensions?.requestId).toBe(res.headers.get('x-request-id'));
   });
 
+  it("answers the same under /graphql, the explorer's files included: the mount is Apollo's", async () => {
+    const page = await (await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } })).text();
+    const script = /src="(\/graphql\/explorer\/[^"]+\.js)"/.exec(page)![1]!;
+    expect((await t.http.get(script)).status).toBe(200);
+    for (const [method, path] of [['PUT', script], ['DELETE', script], ['HEAD', '/graphql'], ['PATCH', '/graphql/']]) {
+      const res = await t.http.request(method!, path!);
+      expect({ method, path, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, path, status: 405, allow: 'GET, POST' });
+      if (method !== 'HEAD') expect(errorOf(res, 'METHOD_NOT_ALLOWED').extensions?.requestId).toBe(res.headers.get('x-request-id'));
+    }
+  });
+
   it('answers a plain OPTIONS with 200 and Allow: GET, POST, like the REST routes', async () => {
     const res = await t.http.request('OPTIONS', '/graphql');
     expect({ status: res.status, allow: res.headers.get('allow') }).toEqual({ status: 200, allow: 'GET, POST' });
