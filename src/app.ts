@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type Express } from 'express';
+import express, { type Express, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { Config } from './config/config.js';
 import { GraphQLContext } from './graphql/context.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
-import { graphqlErrorHandler, guardedUploads, limitTokens } from './graphql/http.js';
+import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
@@ -28,9 +28,11 @@ import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { AppError, ErrorCode } from './shared/errors/app-error.js';
-import { errorHandler, notFound, sendProblem } from './shared/http/problem.js';
+import { clientErrorListener } from './shared/http/client-errors.js';
+import { errorHandler, problemDocument, sendProblem, unrouted, type ErrorDocument } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
 import { storableInput } from './shared/http/input-guard.js';
+import { answeredFor, RouteTable } from './shared/http/route-table.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -56,6 +58,8 @@ export interface AppOptions {
 export interface App {
   express: Express;
   apollo: ApolloServer<GraphQLContext>;
+  /** The HTTP server's 'clientError' listener: request timeouts answered 408, other client errors as Node answers them. */
+  clientError: ReturnType<typeof clientErrorListener>;
 }
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
@@ -109,14 +113,15 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // Where answers carry tokens or personal data: no-store, set before the body is read so that a
   // refused body (413, malformed JSON) is covered too; GraphQL GET queries included (the schema sets
   // no cache hints, so Apollo's cache-control plugin is turned off).
-  const privateJson = sequence(noStore, express.json({ limit: JSON_BODY_LIMIT }));
+  const json = express.json({ limit: JSON_BODY_LIMIT });
+  const privateJson = sequence(noStore, json);
   // REST's inputs are checked for what they may not hold here, before any route; GraphQL's, by
   // inputChecksPlugin and storableStringLiterals (variables and literals, whatever the transport).
   const restJson = sequence(privateJson, storableInput);
   // The busiest mounts first; each is one path match for the requests it does not serve.
   app.use(
     '/graphql',
-    privateJson,
+    sequence(noStore, servedMethodsOnly, json),
     sequence(
       limitTokens(GRAPHQL_LIMITS.tokens),
       guardedUploads(
@@ -160,8 +165,23 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
   });
 
-  app.use(notFound);
+  // Every route is in place: what no route serves is a known path asked with another method (405) or an unknown path (404).
+  const routes = new RouteTable(app);
+  app.use(unrouted(routes));
   app.use(errorHandler(logger));
-  httpMetrics?.learnRoutes(app);
-  return { express: app, apollo };
+  httpMetrics?.learnRoutes(routes);
+  // A body that did not arrive in time: under /graphql in its error shape, as /graphql answers the
+  // bodies it cannot read; elsewhere a problem document, counted under the route the path is for.
+  const timedOut = (res: Response, error: AppError): ErrorDocument => {
+    const requestId = res.locals.requestId as string;
+    if (res.req.baseUrl.toLowerCase() === '/graphql') {
+      answeredFor(res, '/graphql');
+      return graphqlErrorDocument(error, requestId);
+    }
+    const template = routes.match(res.req.originalUrl.split('?', 1)[0]!);
+    if (template) answeredFor(res, template.path);
+    return problemDocument(error, requestId);
+  };
+  const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut });
+  return { express: app, apollo, clientError };
 }

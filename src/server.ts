@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createApp } from './app.js';
@@ -58,7 +58,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
-    const { express, apollo } = await createApp({ config, services, logger, ready, metrics });
+    const { express, apollo, clientError } = await createApp({ config, services, logger, ready, metrics });
     const stopJanitor = startJanitor(services.sweepers, logger);
     const dispatcher = services.webhooks.enabled
       ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: deliveryListener(metrics, options.onWebhookDelivery) })
@@ -67,10 +67,14 @@ export async function startServer(config: Config, logger: Logger, options: Start
     // A commit that enqueued an event: look at the outbox now rather than at the next poll.
     if (dispatcher) db.onCommit(() => services.webhooks.takeEnqueued() && dispatcher.nudge());
 
-    const server: Server = express.listen(config.port, config.host);
+    const { requestTimeoutMs, headersTimeoutMs } = config.http;
+    const server = createServer(
+      { requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: checkingInterval(headersTimeoutMs) },
+      express,
+    );
+    server.on('clientError', clientError);
+    server.listen(config.port, config.host);
     await once(server, 'listening');
-    server.headersTimeout = 20_000;
-    server.requestTimeout = 60_000;
     const { port } = server.address() as AddressInfo;
     if (metrics) {
       metricsListener = await startMetricsListener(metrics, config.metricsPort!, config.host, logger).catch((error: unknown) => {
@@ -117,6 +121,14 @@ export async function startServer(config: Config, logger: Logger, options: Start
     await embedded?.stop().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * How often Node looks for connections past their timeouts (30 s by default, which let a stalled
+ * request wait up to 30 s more): often enough that one is answered within a second of its timeout.
+ */
+function checkingInterval(shortestTimeoutMs: number): number {
+  return Math.min(1000, Math.ceil(shortestTimeoutMs / 4));
 }
 
 type DeliveryListener = NonNullable<DispatcherOptions['onDelivery']>;

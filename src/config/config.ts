@@ -16,6 +16,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: int(0, 65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
+  REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
+  HEADERS_TIMEOUT_MS: int(100, 3_600_000).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
@@ -113,6 +115,11 @@ export interface Config {
   isProduction: boolean;
   port: number;
   host: string;
+  /**
+   * How long a request may take to arrive: whole (`requestTimeoutMs`) and its headers
+   * (`headersTimeoutMs`, at most the whole); past either it is answered 408 REQUEST_TIMEOUT.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number };
   logLevel: string;
   /** Unset: pretty in development on a terminal, JSON lines otherwise (decided by main). */
   logFormat?: 'json' | 'pretty';
@@ -213,6 +220,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && !e.MFA_ENCRYPTION_KEY) {
     problems.push('MFA_ENCRYPTION_KEY: required when NODE_ENV=production (32 random bytes: openssl rand -base64 32)');
   }
+  // The headers are part of the request: by default they may take as long as it, up to 20 s.
+  const headersTimeoutMs = e.HEADERS_TIMEOUT_MS ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, e.REQUEST_TIMEOUT_MS);
+  if (headersTimeoutMs > e.REQUEST_TIMEOUT_MS) {
+    problems.push(`HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
+  }
   const webauthnOrigins = originList('WEBAUTHN_ORIGINS', e.WEBAUTHN_ORIGINS ?? `http://localhost:${e.PORT}`, problems);
   const keyFiles = commaList(e.JWT_PRIVATE_KEYS_FILE ?? '');
   if (e.JWT_ALGORITHM === 'HS256' && keyFiles.length > 0) {
@@ -272,6 +284,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     isProduction: e.NODE_ENV === 'production',
     port: e.PORT,
     host: e.HOST,
+    http: { requestTimeoutMs: e.REQUEST_TIMEOUT_MS, headersTimeoutMs },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
@@ -365,6 +378,9 @@ function metricsPort(e: Environment): number | undefined {
   const port = e.METRICS_PORT ?? (e.NODE_ENV === 'test' ? 'off' : DEFAULT_METRICS_PORT);
   return port === 'off' ? undefined : port;
 }
+
+/** What a client gets to send its request headers unless HEADERS_TIMEOUT_MS (or a shorter REQUEST_TIMEOUT_MS) says otherwise. */
+const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
 
 /** The port OpenTelemetry's Prometheus exporter uses too. */
 const DEFAULT_METRICS_PORT = 9464;

@@ -4,9 +4,27 @@ import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import { invalidFile } from '../shared/http/multipart.js';
-import { leftByClient, toHttpAppError } from '../shared/http/problem.js';
+import { leftByClient, sendDocument, toHttpAppError, type ErrorDocument } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
+
+/** The methods Apollo serves at /graphql: every other one it refuses, naming these in `Allow`. */
+const SERVED_METHODS = 'GET, POST';
+
+/**
+ * Before a byte of the body is read: a method Apollo does not serve is METHOD_NOT_ALLOWED (405, with
+ * `Allow`, in /graphql's error shape); a plain OPTIONS (a CORS preflight is answered before this)
+ * gets `Allow` as Express answers it on the REST routes. GET and POST pass after two comparisons.
+ */
+export const servedMethodsOnly: RequestHandler = (req, res, next) => {
+  if (req.method === 'POST' || req.method === 'GET') return next();
+  if (req.method === 'OPTIONS') {
+    res.setHeader('Allow', SERVED_METHODS);
+    res.type('text/plain').send(SERVED_METHODS);
+    return;
+  }
+  throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at /graphql; it serves ${SERVED_METHODS}`, { allow: SERVED_METHODS });
+};
 
 /**
  * Multipart requests (file uploads) are checked before `upload` (graphql-upload) reads a byte of
@@ -72,11 +90,15 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const shown = publicError(appError);
-    for (const [name, value] of shown.headers) res.setHeader(name, value);
-    const extensions = { ...graphqlExtensions(shown), requestId: res.locals.requestId };
-    res.status(shown.status).json({ errors: [{ message: shown.message, extensions }] });
+    sendDocument(res, graphqlErrorDocument(appError, res.locals.requestId as string | undefined));
   };
+}
+
+/** An error of /graphql that Apollo never saw (it did not run, or the request timed out), in GraphQL's response shape with its HTTP status. */
+export function graphqlErrorDocument(error: AppError, requestId: string | undefined): ErrorDocument {
+  const shown = publicError(error);
+  const extensions = { ...graphqlExtensions(shown), requestId };
+  return { status: shown.status, headers: shown.headers, contentType: 'application/json', body: JSON.stringify({ errors: [{ message: shown.message, extensions }] }) };
 }
 
 /**

@@ -283,7 +283,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         ...(op.ok.content && { content: { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } } }),
       },
     };
-    for (const code of [...new Set([...op.errors, ...ALWAYS])]) {
+    // A request body that does not arrive within the server's request timeout is answered 408.
+    const bodyCodes: ErrorCode[] = op.body || op.upload ? ['REQUEST_TIMEOUT'] : [];
+    for (const code of [...new Set([...op.errors, ...bodyCodes, ...ALWAYS])]) {
       const { status, title } = describeCode(code);
       const existing = responses[status] as { description: string } | undefined;
       responses[status] = {
@@ -321,7 +323,10 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'meeting-accounts',
       version,
-      description: 'Account and authentication service. The same operations are served over GraphQL at POST /graphql.',
+      description:
+        'Account and authentication service. The same operations are served over GraphQL at POST /graphql. ' +
+        'A path below asked with a method it does not list answers 405 METHOD_NOT_ALLOWED, with the methods it serves in Allow. ' +
+        'A request whose headers or body do not arrive within the server\'s timeouts answers 408 REQUEST_TIMEOUT (Connection: close).',
     },
     servers: [{ url: '/' }],
     paths,

@@ -81,12 +81,19 @@ describe('unknown routes', () => {
   it.each([
     ['GET', '/api/v1/nope'],
     ['POST', '/api/v1/auth/nope'],
-    ['GET', '/api/v1/auth/login'],
-    ['DELETE', '/api/v1/auth/config'],
     ['GET', '/api/v2/auth/config'],
     ['GET', '/nope'],
   ])('answers %s %s with a 404 NOT_FOUND problem', async (method, path) => {
     expectProblem(await t.http.request(method, path), 404, 'NOT_FOUND');
+  });
+
+  it.each([
+    ['GET', '/api/v1/auth/login', 'POST'],
+    ['DELETE', '/api/v1/auth/config', 'GET, HEAD'],
+  ])('answers %s %s, a known path with another method, with 405 METHOD_NOT_ALLOWED and Allow: %s', async (method, path, allow) => {
+    const res = await t.http.request(method, path);
+    expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe(allow);
   });
 
   it('answers 404 NOT_FOUND outside /api/v1 and /graphql without parsing the body (malformed or oversized)', async () => {

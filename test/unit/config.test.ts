@@ -185,6 +185,24 @@ describe('configuration', () => {
     expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
   });
 
+  it('waits 60 s for a whole request and 20 s for its headers unless REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS say otherwise', () => {
+    expect(loadConfig({}).http).toEqual({ requestTimeoutMs: 60_000, headersTimeoutMs: 20_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '1500', HEADERS_TIMEOUT_MS: '1000' }).http).toEqual({ requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
+    // The headers are part of the request: a shorter request timeout shortens the default headers timeout too.
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).http).toEqual({ requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
+    expect(loadConfig({ HEADERS_TIMEOUT_MS: '60000' }).http).toEqual({ requestTimeoutMs: 60_000, headersTimeoutMs: 60_000 });
+  });
+
+  it.each(['0', '-1', '99', '3600001', '1.5', 'soon', '20s'])('refuses %s as REQUEST_TIMEOUT_MS or HEADERS_TIMEOUT_MS, saying what they take', (value) => {
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: value })).toThrow(/REQUEST_TIMEOUT_MS: /);
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: value })).toThrow(/HEADERS_TIMEOUT_MS: /);
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '5001' })).toThrow(/HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS \(5000\)/);
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '60001' })).toThrow(/HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS \(60000\)/);
+  });
+
   it('reads booleans and numbers from strings and freezes the result', () => {
     const config = loadConfig({ REGISTRATION_ENABLED: 'false', CODE_TTL_SECONDS: '120' });
     expect(config.registrationEnabled).toBe(false);

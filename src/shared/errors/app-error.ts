@@ -22,6 +22,8 @@ export const ErrorCode = {
   ACCOUNT_BLOCKED: 'ACCOUNT_BLOCKED',
   MFA_REQUIRED: 'MFA_REQUIRED',
   MFA_ALREADY_ENABLED: 'MFA_ALREADY_ENABLED',
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -40,6 +42,8 @@ export interface AppErrorOptions {
    * top-level members of the problem document, GraphQL `extensions` members.
    */
   details?: Record<string, unknown>;
+  /** For METHOD_NOT_ALLOWED: the methods the path serves, as the Allow header lists them (`GET, HEAD`). */
+  allow?: string;
   cause?: unknown;
 }
 
@@ -49,6 +53,7 @@ export class AppError extends Error {
   readonly retryAfter?: number;
   readonly byPolicy: boolean;
   readonly details?: Record<string, unknown>;
+  readonly allow?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -61,6 +66,7 @@ export class AppError extends Error {
     this.retryAfter = options.retryAfter;
     this.byPolicy = options.byPolicy ?? false;
     this.details = options.details;
+    this.allow = options.allow;
   }
 }
 

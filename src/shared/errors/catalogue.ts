@@ -30,6 +30,10 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 403, title: 'Account blocked' };
     case ErrorCode.NOT_FOUND:
       return { status: 404, title: 'Not found' };
+    case ErrorCode.METHOD_NOT_ALLOWED:
+      return { status: 405, title: 'Method not allowed' };
+    case ErrorCode.REQUEST_TIMEOUT:
+      return { status: 408, title: 'Request timeout' };
     case ErrorCode.PHONE_ALREADY_REGISTERED:
       return { status: 409, title: 'Phone already registered' };
     case ErrorCode.MFA_ALREADY_ENABLED:

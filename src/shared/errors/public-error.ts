@@ -21,6 +21,7 @@ export function publicError(error: AppError): PublicError {
   const headers: [string, string][] = [];
   if (error.retryAfter !== undefined) headers.push(['Retry-After', String(error.retryAfter)]);
   if (error.code === ErrorCode.UNAUTHENTICATED) headers.push(['WWW-Authenticate', 'Bearer error="invalid_token"']);
+  if (error.allow !== undefined) headers.push(['Allow', error.allow]);
   return {
     status,
     title,

@@ -5,9 +5,20 @@ import { toAppError } from '../errors/normalize.js';
 import { publicError } from '../errors/public-error.js';
 import type { Logger } from '../logger.js';
 import { cutOffByClient } from './request-context.js';
+import { answeredFor, type RouteTable } from './route-table.js';
 
-/** Writes an AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
-export function sendProblem(res: Response, error: AppError): void {
+/** An error answer laid out in a transport's shape, ready to be written. */
+export interface ErrorDocument {
+  status: number;
+  /** The headers that go with it (Retry-After, WWW-Authenticate, Allow). */
+  headers: [name: string, value: string][];
+  /** Without parameters; the body is UTF-8. */
+  contentType: string;
+  body: string;
+}
+
+/** An AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
+export function problemDocument(error: AppError, requestId: string | undefined): ErrorDocument {
   const shown = publicError(error);
   const body: Record<string, unknown> = {
     ...shown.details,
@@ -16,17 +27,43 @@ export function sendProblem(res: Response, error: AppError): void {
     status: shown.status,
     code: shown.code,
     detail: shown.message,
-    requestId: res.locals.requestId,
+    requestId,
   };
   if (shown.fields) body.fields = shown.fields;
   if (shown.retryAfter !== undefined) body.retryAfter = shown.retryAfter;
-  for (const [name, value] of shown.headers) res.setHeader(name, value);
-  res.status(shown.status).type('application/problem+json').send(JSON.stringify(body));
+  return { status: shown.status, headers: shown.headers, contentType: 'application/problem+json', body: JSON.stringify(body) };
 }
 
-export const notFound: RequestHandler = (req) => {
-  throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
-};
+/** Answers `res` with the problem document of `error`. */
+export function sendProblem(res: Response, error: AppError): void {
+  sendDocument(res, problemDocument(error, res.locals.requestId as string | undefined));
+}
+
+/** Answers `res` with `document`. */
+export function sendDocument(res: Response, document: ErrorDocument): void {
+  for (const [name, value] of document.headers) res.setHeader(name, value);
+  res.status(document.status).type(document.contentType).send(document.body);
+}
+
+/**
+ * The end of the chain, for requests that no route served: 405 METHOD_NOT_ALLOWED with `Allow` when
+ * routes have the path (for other methods), counted under the path's template; else 404 NOT_FOUND.
+ * A plain OPTIONS of a known path is answered with its `Allow`, as Express answers it for the routes
+ * of a mounted router (which it does not do for the app's own routes, whose requests end here).
+ */
+export function unrouted(routes: RouteTable): RequestHandler {
+  return (req, res) => {
+    const template = routes.match(req.path);
+    if (!template) throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    answeredFor(res, template.path);
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', template.allow);
+      res.type('text/plain').send(template.allow);
+      return;
+    }
+    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at ${template.path}; it serves ${template.allow}`, { allow: template.allow });
+  };
+}
 
 /**
  * Errors raised by HTTP middleware before any service runs: body-parser's carry a `type`,
@@ -67,12 +104,22 @@ function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unkn
 /** What writing to a response fails with once its connection is gone. */
 const CONNECTION_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_UNABLE_TO_PIPE']);
 
+/** Responses answered 408 because their request's body did not arrive in time. */
+const timedOut = new WeakSet<Response>();
+
+/** Records that `res` was answered 408 REQUEST_TIMEOUT while its request was still being read. */
+export function answeredAsTimedOut(res: Response): void {
+  timedOut.add(res);
+}
+
 /**
- * The client left before the answer was written (an avatar download closed half-way): nothing
- * failed on this side, and nobody is left to answer; the access log records the abort.
+ * The client left before the answer was written (an avatar download closed half-way), or was
+ * answered 408 because it did not send its body in time (an upload's GraphQL operation, already
+ * running, then fails as it tries to answer): nothing failed on this side, and nobody is left to
+ * answer; the access log records the abort or the 408.
  */
 export function leftByClient(error: unknown, res: Response): boolean {
-  return cutOffByClient(res) && CONNECTION_GONE.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+  return timedOut.has(res) || (cutOffByClient(res) && CONNECTION_GONE.has((error as NodeJS.ErrnoException | undefined)?.code ?? ''));
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {

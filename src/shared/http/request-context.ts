@@ -21,17 +21,48 @@ interface Pending {
 const PENDING = Symbol('access log');
 type Locals = { [PENDING]?: Pending };
 
-/** Responses not finished yet, per connection: the ones a closing connection cuts off are logged then. */
-const unfinished = new WeakMap<Socket, Set<ServerResponse>>();
+/** What is known of a connection: the responses not finished yet, and the latest request's. */
+interface Connection {
+  /** The ones a closing connection cuts off are logged then. */
+  unfinished: Set<ServerResponse>;
+  latest: Response | undefined;
+}
+const connections = new WeakMap<Socket, Connection>();
 
 // Node publishes every finished response here. One subscriber for the process, rather than a
 // 'close' listener on each response: adding a listener to every response costs ~10% of a small
 // request (the listener itself, and V8 re-optimising EventEmitter code for the changed objects).
 subscribe('http.server.response.finish', (message) => {
   const { response, socket } = message as { response: ServerResponse; socket: Socket };
-  unfinished.get(socket)?.delete(response);
+  connections.get(socket)?.unfinished.delete(response);
   settle(response as Response, undefined);
 });
+
+function connectionOf(socket: Socket): Connection {
+  let connection = connections.get(socket);
+  if (!connection) {
+    const open: Connection = { unfinished: new Set(), latest: undefined };
+    socket.once('close', () => cutOff(open.unfinished));
+    connections.set(socket, open);
+    connection = open;
+  }
+  return connection;
+}
+
+/**
+ * The response of the request whose body the connection is still receiving (its headers arrived
+ * whole), or undefined when no request is under way: the next one's headers have not arrived yet.
+ */
+export function receivingBodyOf(socket: Socket): Response | undefined {
+  const latest = connections.get(socket)?.latest;
+  return latest && !latest.req.complete ? latest : undefined;
+}
+
+/** Whether a response of the connection is being written: begun, not finished. Nothing else may be written to it meanwhile. */
+export function writingTo(socket: Socket): boolean {
+  for (const response of connections.get(socket)?.unfinished ?? []) if (response.headersSent) return true;
+  return false;
+}
 
 function cutOff(responses: Set<ServerResponse>): void {
   for (const response of responses) settle(response as Response, cutOffByClient(response) ? 'aborted' : response.errored);
@@ -74,17 +105,10 @@ export function requestContext(logger: Logger, metrics?: HttpMetrics): RequestHa
     const id = randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
-    if (!NOT_LOGGED.has(req.url)) {
-      (res.locals as Locals)[PENDING] = { logger, id, req, started: performance.now(), metrics };
-      let responses = unfinished.get(req.socket);
-      if (!responses) {
-        const open = new Set<ServerResponse>();
-        unfinished.set(req.socket, open);
-        req.socket.once('close', () => cutOff(open));
-        responses = open;
-      }
-      responses.add(res);
-    }
+    const connection = connectionOf(req.socket);
+    connection.latest = res;
+    connection.unfinished.add(res);
+    if (!NOT_LOGGED.has(req.url)) (res.locals as Locals)[PENDING] = { logger, id, req, started: performance.now(), metrics };
     withRequestId(id, next);
   };
 }

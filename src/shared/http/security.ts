@@ -7,11 +7,27 @@ import helmet from 'helmet';
  * (the GraphQL explorer's) get localPageHeaders or sandboxPageHeaders on top.
  */
 export function securityHeaders(): RequestHandler {
+  const apiHeaders = apiHeaderSet();
+  return (req, res, next) => {
+    for (const [name, value] of apiHeaders.set) res.setHeader(name, value);
+    for (const name of apiHeaders.removed) res.removeHeader(name);
+    next();
+  };
+}
+
+/** The headers securityHeaders() sets, for an answer written outside Express (a request that timed out before its headers arrived). */
+export function apiHeaders(): readonly [string, string][] {
+  return apiHeaderSet().set;
+}
+
+let recordedApiHeaders: { set: [string, string][]; removed: string[] } | undefined;
+
+function apiHeaderSet(): { set: [string, string][]; removed: string[] } {
   // The API answers JSON and images, never a page: the headers of OWASP's REST Security Cheat Sheet
   // plus Referrer-Policy and CORP. Helmet's others (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
   // X-Download-Options, X-Permitted-Cross-Domain-Policies, X-XSS-Protection) only act on documents,
   // and each costs bytes and header validation on every response.
-  const api = helmet({
+  recordedApiHeaders ??= recordHeaders(helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'base-uri': ["'none'"], 'frame-ancestors': ["'none'"] } },
     strictTransportSecurity: { maxAge: 31536000, includeSubDomains: true },
     crossOriginResourcePolicy: { policy: 'same-site' },
@@ -22,15 +38,10 @@ export function securityHeaders(): RequestHandler {
     xDownloadOptions: false,
     xPermittedCrossDomainPolicies: false,
     xXssProtection: false,
-  });
-  // Helmet's API headers depend on nothing in the request: record them once and replay them, rather
-  // than run its dozen middleware functions on every request.
-  const apiHeaders = recordHeaders(api);
-  return (req, res, next) => {
-    for (const [name, value] of apiHeaders.set) res.setHeader(name, value);
-    for (const name of apiHeaders.removed) res.removeHeader(name);
-    next();
-  };
+  }));
+  // Helmet's API headers depend on nothing in the request: recorded once and replayed, rather than
+  // its dozen middleware functions run on every request.
+  return recordedApiHeaders;
 }
 
 /**
