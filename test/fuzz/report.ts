@@ -128,6 +128,14 @@ export class Findings {
   }
 }
 
+/** The JSON log lines in a service's standard output (the start-up summary is plain text). */
+export function logLines(stdout: string): LogLine[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
 /** What a log line says, as findings name it. */
 export function logMessage(line: LogLine): string {
   return `${line.msg ?? ''}${line.err ? ` - ${line.err.type ?? ''}: ${line.err.message ?? ''}` : ''}`;
