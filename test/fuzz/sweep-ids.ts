@@ -10,13 +10,13 @@ import { stringPaths, withLiterals } from './sweep-fields.js';
 import type { GraphQLTarget, Target } from './targets.js';
 
 /** An id's spellings: every one names the same account, session, passkey or delivery. */
-const SPELLINGS: Record<string, (id: string) => string> = {
+export const SPELLINGS: Record<string, (id: string) => string> = {
   'lower case': (id) => id,
   'UPPER CASE': (id) => id.toUpperCase(),
   'Mixed Case': (id) => [...id].map((c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join(''),
 };
 /** On a path, the letters also percent-encoded (`%45` for `E`), which decodes to the upper-case id. */
-const percentEncoded = (id: string) => id.toUpperCase().replace(/[A-F]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+export const percentEncoded = (id: string) => id.toUpperCase().replace(/[A-F]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
  * Fresh state for one spelling of an id of `kind`, so that every spelling meets the same: a new
