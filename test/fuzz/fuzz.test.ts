@@ -12,17 +12,16 @@ import { mkdtempSync } from 'node:fs';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { noise, solid } from '../avatar/fixtures.js';
-import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { freshRateLimits, startService, type ServiceProcess } from '../operability/support.js';
 import type { GenContext } from './draft.js';
 import { minimise } from './minimise.js';
 import { coldStart, randomPick, sweep, type Planned } from './plan.js';
 import { Rng } from './random.js';
-import { describeFindings, Findings, logMessage, normalise, summary, type Finding, type LogLine } from './report.js';
+import { describeFindings, Findings, logLines, logMessage, normalise, summary, type Finding, type LogLine } from './report.js';
 import { pool, replay, send, type Sent, type Service } from './run.js';
 import { deletionRace, slowPeers } from './scenarios.js';
+import { AVATAR_MAX_BYTES, fuzzService, INTERNAL_KEY, makeAdmin } from './service.js';
 import { Sessions } from './sessions.js';
 import { discoverTargets } from './targets.js';
 
@@ -31,8 +30,6 @@ const SECONDS = Number(process.env.FUZZ_SECONDS ?? 60);
 /** A file to write every request's outcome and every log line to, for a closer look (none unless given). */
 const DUMP = process.env.FUZZ_DUMP;
 const CONCURRENCY = 8;
-const AVATAR_MAX_BYTES = 64 * 1024;
-const INTERNAL_KEY = 'fuzz-run-internal-key-of-forty-characters';
 
 const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-fuzz-'));
 let service: ServiceProcess | undefined;
@@ -52,35 +49,8 @@ it(
   async () => {
     const runStarted = Date.now();
     out(`\nfuzz: seed ${SEED} (FUZZ_SEED), ${SECONDS} s of requests (FUZZ_SECONDS), ${CONCURRENCY} at a time\n`);
-    const outbox = join(dir, 'sms.jsonl');
-    const dataDir = join(dir, 'data');
-    service = await startService({
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      LOG_FORMAT: 'json',
-      DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
-      DATABASE_POOL_SIZE: process.env.TEST_EMBEDDED_DATABASE ? '1' : '5',
-      DATA_DIR: dataDir,
-      JWT_SECRET: TEST_JWT_SECRET,
-      SMS_PROVIDER: 'file',
-      SMS_OUTBOX_FILE: outbox,
-      BCRYPT_COST: '4',
-      PASSWORD_HASH_THREADS: '1',
-      INTERNAL_API_KEY: INTERNAL_KEY,
-      AVATAR_MAX_BYTES: String(AVATAR_MAX_BYTES),
-      SMS_ALLOWED_COUNTRIES: '*',
-      // Every request comes from 127.0.0.1: the per-address limits would soon answer everything with
-      // 429 and hide what lies behind. The per-phone limits stay as they are (the run reuses few phones).
-      SEND_CODE_PER_IP_HOURLY: '1000000',
-      LOGIN_FAILURES_PER_IP_DAILY: '1000000',
-      // A deletion race asks a new user's delete-account code right after their sign-in code.
-      SEND_CODE_INTERVAL_SECONDS: '0',
-      CODE_FAILURES_PER_IP_DAILY: '1000000',
-      // The conversion breaker answers 503 by policy once many codes go unused, as they do here.
-      SMS_MIN_CONVERSION: '0',
-    });
+    const { env, outbox, dataDir } = fuzzService(dir);
+    service = await startService(env);
     const proc = service;
     const url = proc.url;
     const port = Number(new URL(url).port);
@@ -89,11 +59,7 @@ it(
 
     // Cold start: the first requests the process serves are the fuzz run's own (discovery, sign-in).
     const { targets } = await discoverTargets(url);
-    const sessions = new Sessions(url, outbox, new Rng(SEED ^ 0x5e55), async (userId) => {
-      const db = new pg.Client({ connectionString: process.env.TEST_WORKER_DATABASE_URL });
-      await db.connect();
-      await db.query(`update users set role = 'ADMIN' where id = $1`, [userId]).finally(() => db.end());
-    });
+    const sessions = new Sessions(url, outbox, new Rng(SEED ^ 0x5e55), makeAdmin);
     await sessions.start();
     const live: Service = { port, sessions, timeoutMs: 10_000 };
     const images = await Promise.all((['png', 'jpeg', 'gif', 'webp'] as const).map((f) => solid(8, 8, f)));
@@ -262,14 +228,6 @@ it(
   },
   (SECONDS + 120) * 1000,
 );
-
-/** The JSON log lines in a service's standard output (the start-up summary is plain text). */
-function logLines(stdout: string): LogLine[] {
-  return stdout
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
-}
 
 /** Every request's outcome and every log line, one JSON object a line, for a closer look (FUZZ_DUMP). */
 async function dump(file: string, sent: Sent[], lines: LogLine[]): Promise<void> {

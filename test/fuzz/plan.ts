@@ -10,16 +10,20 @@ import type { Target } from './targets.js';
 import { fromSchema, hinted } from './values.js';
 
 /** Requests that may end the session they carry are sent with a new user's session. */
-const endsSession = (t: Target) => /logout|revokeSession|deleteAccount|sessions\/\{id\}|^DELETE \/api\/v1\/users\/me$/i.test(t.name);
-const isUpload = (t: Target) => (t.transport === 'rest' ? !!t.body?.multipart : t.field.name === 'uploadAvatar');
+export const endsSession = (t: Target) => /logout|revokeSession|deleteAccount|sessions\/\{id\}|^DELETE \/api\/v1\/users\/me$/i.test(t.name);
+export const isUpload = (t: Target) => (t.transport === 'rest' ? !!t.body?.multipart : t.field.name === 'uploadAvatar');
 
-/** A request to `t` that the service should accept, or refuse only for what it means (a wrong code). */
-export function goodDraft(t: Target, g: GenContext, multipart = isUpload(t)): Draft {
+/**
+ * A request to `t` that the service should accept, or refuse only for what it means (a wrong code).
+ * `fixed` gives path parameters as they are to be sent (already percent-encoded) instead of drawn ones.
+ */
+export function goodDraft(t: Target, g: GenContext, multipart = isUpload(t), fixed: Record<string, string> = {}): Draft {
   const token = endsSession(t) ? FRESH_TOKEN : MAIN_TOKEN;
   const d: Draft = { method: 'POST', path: '/graphql', headers: [['User-Agent', 'meeting-accounts-fuzz']], framing: 'auto', version: 'HTTP/1.1', delivery: { ending: 'wait' } };
   if (t.transport === 'rest') {
     d.method = t.method;
     d.path = t.template.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (fixed[name] !== undefined) return fixed[name];
       const shown = t.pathValues?.[name];
       if (shown) return g.rng.pick(shown);
       // The operators' routes act on a real account of the run (not the main user's) half the time.

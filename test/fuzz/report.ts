@@ -16,7 +16,22 @@ export interface LogLine {
 }
 
 export interface Finding {
-  kind: 'server error (5xx)' | 'GraphQL server fault' | 'error-level log line' | 'no answer to a complete request' | 'process died' | 'not ready after the run' | 'upload left staged' | 'output on stderr' | 'service unresponsive';
+  kind:
+    | 'server error (5xx)'
+    | 'GraphQL server fault'
+    | 'error-level log line'
+    | 'no answer to a complete request'
+    | 'process died'
+    | 'not ready after the run'
+    | 'upload left staged'
+    | 'output on stderr'
+    | 'service unresponsive'
+    // The field sweep's (field-sweep.test.ts): what a single changed field must and must not do.
+    | 'refusal changed state'
+    | 'accepted what the contract refuses'
+    | 'answer not in the contract'
+    | 'answer depends on the id spelling'
+    | 'id not canonical in what was written';
   /** Route template or GraphQL field (or what the log line says when no request is known). */
   target: string;
   status: string;
@@ -32,7 +47,7 @@ export interface Finding {
 }
 
 /** GraphQL error codes that mean a fault of the service, whatever the HTTP status. */
-const SERVER_CODES = new Set(['INTERNAL', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED']);
+export const SERVER_CODES = new Set(['INTERNAL', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED']);
 
 export const normalise = (text: string) =>
   text
@@ -126,6 +141,14 @@ export class Findings {
       this.add({ kind: 'error-level log line', target, status: `level ${line.level}`, message }, candidates, candidates.length > 0 ? 'candidates' : 'none');
     }
   }
+}
+
+/** The JSON log lines in a service's standard output (the start-up summary is plain text). */
+export function logLines(stdout: string): LogLine[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
 }
 
 /** What a log line says, as findings name it. */

@@ -61,7 +61,7 @@ export async function send(id: string, planned: Planned, service: Service, { as,
 }
 
 /** Whether the request may have done what it asked (ended its session, say): no refusal was read. */
-function mayHaveSucceeded({ answers }: Exchange): boolean {
+export function mayHaveSucceeded({ answers }: Exchange): boolean {
   const answer = answers[0];
   if (!answer) return true;
   if (answer.status >= 400) return false;
