@@ -53,6 +53,8 @@ export type SecurityEventType =
   | 'ACCOUNT_VIEWED_BY_OPERATOR'
   | 'AVATAR_CHANGED'
   | 'CODE_SENT'
+  | 'IDENTITY_LINKED'
+  | 'IDENTITY_UNLINKED'
   | 'LOGOUT'
   | 'MFA_DISABLED'
   | 'MFA_ENABLED'
@@ -78,6 +80,7 @@ export type SendCodeInput = {
 /** How a sign-in was attempted */
 export type SignInMethod =
   | 'CODE'
+  | 'OIDC'
   | 'PASSKEY'
   | 'PASSWORD';
 
