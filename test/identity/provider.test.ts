@@ -1,12 +1,14 @@
 // The test OpenID Provider on its own, before any test of the service relies on it: its discovery
 // document and JWKS, ID tokens it issues without a browser, keys the tests hold, rotation, each
-// outage it can play and recovery from it, and a restart under the same issuer.
+// outage it can play and recovery from it, a restart under the same issuer, and its login and
+// consent pages in Chromium.
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { inBrowser, signInAtProvider, withPage } from './provider-browser.js';
 import { generateSigningKey, signIdToken } from './provider-keys.js';
 import { startProvider, type TestProvider } from './provider.js';
 
@@ -208,5 +210,39 @@ describe('the test OpenID Provider', () => {
     } finally {
       await again.stop();
     }
+  });
+
+  describe('its pages in Chromium', () => {
+    inBrowser(
+      'an authorization request reaches its login page, and login and consent return to the redirect URI with code, state and iss, across a key rotation',
+      () =>
+        withPage(async (page) => {
+          const request = op.authorizationRequest({ clientId: 'web', nonce: 'browser-nonce' });
+          await page.goto(request.url);
+          expect(page.url()).toMatch(new RegExp(`^${op.issuer}/interaction/[\\w-]+$`));
+          expect(await page.title()).toBe('Sign in');
+          // Begun before the provider's key rotates, finished after.
+          await op.rotateKey();
+          await signInAtProvider(page, { login: 'alice' });
+          await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+          const back = new URL(page.url());
+          expect(Object.fromEntries(back.searchParams)).toEqual({ code: expect.any(String), state: request.state, iss: op.issuer });
+        }),
+      60_000,
+    );
+
+    inBrowser(
+      'a user who cancels at the consent page returns to the redirect URI with error=access_denied',
+      () =>
+        withPage(async (page) => {
+          const request = op.authorizationRequest({ clientId: 'web' });
+          await page.goto(request.url);
+          await signInAtProvider(page, { login: 'bob', consent: false });
+          await page.waitForURL((url) => url.href.startsWith(callbackUrl));
+          const back = new URL(page.url());
+          expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state: request.state, iss: op.issuer });
+        }),
+      60_000,
+    );
   });
 });
