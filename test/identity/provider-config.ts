@@ -8,7 +8,10 @@ export interface ProviderClient {
   /** Required unless tokenEndpointAuthMethod is `none` (a public client, such as a phone app). */
   clientSecret?: string;
   redirectUris: string[];
-  /** `client_secret_basic` unless given. */
+  /**
+   * `client_secret_post` unless given: openid-client 6's default for a client with a secret, and
+   * oidc-provider refuses any method but the one registered.
+   */
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
 }
 
@@ -40,7 +43,7 @@ export function providerConfiguration(input: ConfigurationInput): Configuration 
     client_id: client.clientId,
     ...(client.clientSecret ? { client_secret: client.clientSecret } : {}),
     redirect_uris: client.redirectUris,
-    token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? 'client_secret_basic',
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod ?? 'client_secret_post',
     response_types: ['code'],
     grant_types: ['authorization_code'],
     id_token_signed_response_alg: input.keys[0]!.alg,

@@ -128,7 +128,7 @@ async function exchangeCode(op: Issuer, request: AuthorizationRequest, code: str
   const client = clientOf(op, request.clientId);
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: request.redirectUri, code_verifier: request.codeVerifier });
   const headers: Record<string, string> = {};
-  const method = client.tokenEndpointAuthMethod ?? 'client_secret_basic';
+  const method = client.tokenEndpointAuthMethod ?? 'client_secret_post';
   if (method === 'client_secret_basic') {
     const credentials = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret ?? '')}`;
     headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;

@@ -33,9 +33,9 @@ beforeAll(async () => {
   }
   op = await startProvider({
     clients: [
-      { clientId: 'web', clientSecret: 'web-secret', redirectUris: [callbackUrl] },
+      { clientId: 'web', clientSecret: 'web-secret', tokenEndpointAuthMethod: 'client_secret_basic', redirectUris: [callbackUrl] },
       { clientId: 'ios', tokenEndpointAuthMethod: 'none', redirectUris: ['http://127.0.0.1:9/ios'] },
-      { clientId: 'android', clientSecret: 'android-secret', tokenEndpointAuthMethod: 'client_secret_post', redirectUris: ['http://127.0.0.1:9/android'] },
+      { clientId: 'android', clientSecret: 'android-secret', redirectUris: ['http://127.0.0.1:9/android'] },
     ],
     accounts: ACCOUNTS,
     idTokenTtl: 600,
@@ -102,7 +102,7 @@ describe('the test OpenID Provider', () => {
     expect(narrow).not.toHaveProperty('name');
   });
 
-  it('issues to a public client and to one posting its secret, each under its own audience, with a hashed nonce as sent', async () => {
+  it('issues to a public client and to one posting its secret (the default), each under its own audience, with a hashed nonce as sent', async () => {
     const hashed = createHash('sha256').update('raw-nonce').digest('hex');
     const ios = await op.issueIdToken({ clientId: 'ios', sub: 'alice', nonce: hashed });
     expect(await verify(ios.idToken, 'ios')).toMatchObject({ aud: 'ios', nonce: hashed });
