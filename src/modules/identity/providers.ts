@@ -97,9 +97,10 @@ export class Provider {
    * ProviderRefusal, to go back to the frontend as it is.
    */
   async finish(answer: URLSearchParams, flow: { state: string; codeVerifier: string; nonce: string }): Promise<ProvenIdentity> {
-    const { config } = await this.metadata();
+    // The provider's refusal first: a user who cancelled is told so even while its metadata cannot be had.
     const error = answer.get('error');
     if (error) throw new ProviderRefusal(/^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(error) ? error : 'server_error');
+    const { config } = await this.metadata();
     const current = new URL(this.callbackUrl);
     for (const [name, value] of answer) current.searchParams.append(name, value);
     let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
