@@ -1,0 +1,168 @@
+// What the tests of sign-in with external identity providers share (not a test file): the service's
+// provider settings, each call of the native flow, of the link by phone and of the signed-in user's
+// identities over either transport, answered in one shape so that a test asks both the same question.
+import { expect } from '@jest/globals';
+import { createHash } from 'node:crypto';
+import {
+  AddIdentityWithIdTokenDocument,
+  LinkExternalIdentityDocument,
+  MyIdentitiesDocument,
+  RemoveIdentityDocument,
+  SignInWithIdTokenDocument,
+} from '../generated/graphql.js';
+import type { HttpResult } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
+import { expectProblem } from '../rest/support.js';
+import { expectNothingInternal } from '../graphql/support.js';
+
+export type Transport = 'REST' | 'GraphQL';
+export const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
+
+export const OIDC = '/api/v1/auth/oidc';
+export const IDENTITIES = '/api/v1/users/me/identities';
+
+/** One entry of IDENTITY_PROVIDERS. */
+export interface ProviderEntry {
+  id: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  extraAudiences?: string[];
+}
+
+/** The service's settings for these providers, with a short timeout towards them. */
+export function providersEnv(entries: ProviderEntry[]): Record<string, string> {
+  return { IDENTITY_PROVIDERS: JSON.stringify(entries), OIDC_TIMEOUT_MS: '500', SEND_CODE_INTERVAL_SECONDS: '0' };
+}
+
+/** SHA-256 of `value` in hex, as Apple's SDK puts a nonce in its ID tokens. */
+export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** Seconds since the epoch, as JWT timestamps count. */
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The members an error carries besides its code: REST problem members, GraphQL extensions. */
+const MEMBERS = ['linkToken', 'identity', 'mfaToken', 'mfaMethods'] as const;
+
+/** What a call answered: its data, or its error code, fields and members, whatever the transport. */
+export interface Outcome {
+  data?: any;
+  code?: string;
+  fields?: Record<string, string>;
+  members: Partial<Record<(typeof MEMBERS)[number], any>>;
+  status: number;
+}
+
+function membersOf(source: Record<string, unknown>): Outcome['members'] {
+  return Object.fromEntries(MEMBERS.filter((name) => source[name] !== undefined).map((name) => [name, source[name]]));
+}
+
+/** The answer of `res` on `transport`: REST's body (or its problem, checked as one), GraphQL's `field` (or its one error). */
+function outcome(res: HttpResult, transport: Transport, field: string): Outcome {
+  if (transport === 'REST') {
+    if (res.status < 300) return { data: res.body, status: res.status, members: {} };
+    const problem = expectProblem(res, res.status, res.body?.code);
+    return { code: problem.code, fields: problem.fields, members: membersOf(problem), status: res.status };
+  }
+  expect(res.status).toBeLessThan(500);
+  const error = res.body.errors?.[0];
+  if (error) {
+    expect(res.body.errors).toHaveLength(1);
+    expectNothingInternal(res);
+    return { code: error.extensions?.code, fields: error.extensions?.fields, members: membersOf(error.extensions ?? {}), status: res.status };
+  }
+  return { data: res.body.data[field], status: res.status, members: {} };
+}
+
+/** The HTTP status REST answers with each code; GraphQL answers 200. */
+const STATUS: Record<string, number> = {
+  VALIDATION_FAILED: 400,
+  INVALID_CODE: 400,
+  INVALID_CREDENTIALS: 401,
+  UNAUTHENTICATED: 401,
+  MFA_REQUIRED: 401,
+  PHONE_VERIFICATION_REQUIRED: 401,
+  ACCOUNT_BLOCKED: 403,
+  REGISTRATION_DISABLED: 403,
+  NOT_FOUND: 404,
+  IDENTITY_ALREADY_LINKED: 409,
+  IDENTITY_PROVIDER_ERROR: 502,
+};
+
+/** The error of an outcome, which must be one, with the status its code has on `transport`. */
+export function refusal(result: Outcome, transport: Transport): { code?: string; fields?: Record<string, string> } {
+  expect(result.data).toBeUndefined();
+  expect({ code: result.code, status: result.status }).toEqual({ code: result.code, status: transport === 'REST' ? STATUS[result.code!] : 200 });
+  return { code: result.code, ...(result.fields && { fields: result.fields }) };
+}
+
+/** The data of an outcome, which must be one. */
+export function accepted(result: Outcome): any {
+  expect({ code: result.code, fields: result.fields }).toEqual({ code: undefined, fields: undefined });
+  return result.data;
+}
+
+/** PHONE_VERIFICATION_REQUIRED's linkToken (and the identity it shows, which must be `identity`). */
+export function linkTokenOf(result: Outcome, transport: Transport, identity?: { provider: string; email: string | null; name: string | null }): string {
+  expect(refusal(result, transport)).toEqual({ code: 'PHONE_VERIFICATION_REQUIRED' });
+  expect(result.members.linkToken).toEqual(expect.stringMatching(/^[\w-]{32,}$/));
+  expect(result.members.identity).toEqual(identity ?? { provider: expect.any(String), email: expect.anything(), name: expect.anything() });
+  return result.members.linkToken as string;
+}
+
+/** MFA_REQUIRED's mfaToken, with the methods it takes. */
+export function mfaTokenOf(result: Outcome, transport: Transport): string {
+  expect(refusal(result, transport)).toEqual({ code: 'MFA_REQUIRED' });
+  expect(result.members).toEqual({ mfaToken: expect.stringMatching(/^[\w-]{32,}$/), mfaMethods: ['totp', 'recovery'] });
+  return result.members.mfaToken as string;
+}
+
+/** The native flow's body: `{ idToken, nonce? }`, or anything else for the malformed ones. */
+type IdTokenBody = { idToken: string; nonce?: string | null } | Record<string, unknown>;
+
+/** `POST /auth/oidc/{provider}/id-token`, or `signInWithIdToken`. */
+export async function signInWithIdToken(t: TestServer, provider: string, body: IdTokenBody, transport: Transport): Promise<Outcome> {
+  if (transport === 'REST') return outcome(await t.http.post(`${OIDC}/${encodeURIComponent(provider)}/id-token`, body), transport, '');
+  const { idToken, nonce } = body as { idToken: string; nonce?: string };
+  return outcome(await t.http.gql(SignInWithIdTokenDocument, { provider, idToken, nonce }), transport, 'signInWithIdToken');
+}
+
+/** `POST /auth/oidc/link`, or `linkExternalIdentity`. */
+export async function linkByPhone(t: TestServer, input: { linkToken: string; phone: string; code: string }, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post(`${OIDC}/link`, input), transport, '')
+    : outcome(await t.http.gql(LinkExternalIdentityDocument, input), transport, 'linkExternalIdentity');
+}
+
+/** `POST /users/me/identities/{provider}/id-token`, or `addIdentityWithIdToken`. */
+export async function addIdentity(t: TestServer, token: string, provider: string, body: { idToken: string; nonce?: string }, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post(`${IDENTITIES}/${encodeURIComponent(provider)}/id-token`, body, { token }), transport, '')
+    : outcome(await t.http.gql(AddIdentityWithIdTokenDocument, { provider, ...body }, { token }), transport, 'addIdentityWithIdToken');
+}
+
+/** `GET /users/me/identities`, or `myIdentities`. */
+export async function listIdentities(t: TestServer, token: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.get(IDENTITIES, { token }), transport, '')
+    : outcome(await t.http.gql(MyIdentitiesDocument, {}, { token }), transport, 'myIdentities');
+}
+
+/** `DELETE /users/me/identities/{provider}`, or `removeIdentity`. */
+export async function removeIdentity(t: TestServer, token: string, provider: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.request('DELETE', `${IDENTITIES}/${encodeURIComponent(provider)}`, { token }), transport, '')
+    : outcome(await t.http.gql(RemoveIdentityDocument, { provider }, { token }), transport, 'removeIdentity');
+}
+
+/** The identities linked in the database, by account: what no answer can hide. */
+export async function linkedRows(t: TestServer): Promise<{ userId: string; provider: string; subject: string }[]> {
+  return t.sql('select user_id as "userId", provider, subject from identities order by linked_at, id');
+}
+
+/** Sessions of the account (every session when none is named): a sign-in leaves one. */
+export async function sessionCount(t: TestServer, userId?: string): Promise<number> {
+  const rows = await t.sql<{ n: number }>('select count(*)::int as n from sessions where $1::uuid is null or user_id = $1', [userId ?? null]);
+  return rows[0]!.n;
+}
