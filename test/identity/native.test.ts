@@ -217,6 +217,18 @@ describe.each(TRANSPORTS)('the native flow over %s', (transport) => {
     expect(await sessionCount(t)).toBe(1);
   });
 
+  // A token of another issuer names a key this provider does not have. It is a bad token, not an
+  // outage of this provider: INVALID_CREDENTIALS (counted against the address like any other), never
+  // IDENTITY_PROVIDER_ERROR, which is for a provider that is unreachable or refused.
+  it("refuses a token of another issuer (the same client id there) at this provider's route, and this provider's token at the other's, with INVALID_CREDENTIALS", async () => {
+    await linkedAccount('alice');
+    const nonce = `nonce-${randomUUID()}`;
+    const fromPartner = { idToken: (await other.issueIdToken({ clientId: 'web', sub: 'alice', nonce })).idToken, nonce };
+    expect(refusal(await signInWithIdToken(t, 'corp', fromPartner, transport), transport)).toEqual({ code: 'INVALID_CREDENTIALS' });
+    expect(refusal(await signInWithIdToken(t, 'partner', await token('alice'), transport), transport)).toEqual({ code: 'INVALID_CREDENTIALS' });
+    expect(await sessionCount(t)).toBe(1);
+  });
+
   it("never signs in to the account whose phone the token's verified phone_number claim names: PHONE_VERIFICATION_REQUIRED, nothing linked", async () => {
     const victim = await registerUser(t, VICTIM_PHONE);
     expect(decodeJwt((await token('mallory')).idToken)).toMatchObject({ phone_number: VICTIM_PHONE, phone_number_verified: true, email_verified: true });
