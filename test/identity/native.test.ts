@@ -13,6 +13,8 @@ import { startProvider, type TestProvider } from './provider.js';
 import {
   accepted,
   addIdentity,
+  idToken,
+  type IdTokenBody,
   linkedRows,
   linkTokenOf,
   nowSeconds,
@@ -65,24 +67,11 @@ const env = () =>
   ]);
 const t = useTestServer(env);
 
-/** A native-flow body: what the app gives the service after the SDK signed in. */
-interface Body {
-  idToken: string;
-  nonce?: string;
-}
-
-/**
- * An ID token `op` issues to `clientId` (its web client, the `corp` provider, unless given) for
- * `sub`, with the nonce to send: a fresh one unless `nonce` is given (null: none). The provider's
- * tokens carry no jti, so two for one sub within a second would be the same token but for the nonce.
- */
-async function token(sub = 'alice', { nonce = `nonce-${randomUUID()}`, clientId = 'web' }: { nonce?: string | null; clientId?: string } = {}): Promise<Body> {
-  const { idToken } = await op.issueIdToken({ clientId, sub, nonce: nonce ?? undefined });
-  return nonce === null ? { idToken } : { idToken, nonce };
-}
+/** An ID token `op` issues to its web client (the `corp` provider, unless told) for `sub`, with a fresh nonce unless told. */
+const token = (sub = 'alice', options?: Parameters<typeof idToken>[2]) => idToken(op, sub, options);
 
 /** A token `op` issued, its claims changed by `change`, signed again with `op`'s own key; with its nonce. */
-async function forge(change: (claims: JWTPayload) => JWTPayload, sub = 'alice'): Promise<Body> {
+async function forge(change: (claims: JWTPayload) => JWTPayload, sub = 'alice'): Promise<IdTokenBody> {
   const nonce = `nonce-${randomUUID()}`;
   const { claims } = await op.issueIdToken({ clientId: 'web', sub, nonce });
   return { idToken: await signIdToken(op.keys[0]!, change({ ...claims })), nonce };
@@ -136,7 +125,7 @@ describe.each(TRANSPORTS)('the native flow over %s', (transport) => {
     expect(await sessionCount(t, account.userId)).toBe(2);
   });
 
-  const attacks: [string, () => Promise<Body>][] = [
+  const attacks: [string, () => Promise<IdTokenBody>][] = [
     [
       "signed by another key under the provider's kid",
       async () => {

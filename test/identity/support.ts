@@ -2,18 +2,21 @@
 // provider settings, each call of the native flow, of the link by phone and of the signed-in user's
 // identities over either transport, answered in one shape so that a test asks both the same question.
 import { expect } from '@jest/globals';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   AddIdentityWithIdTokenDocument,
+  CompleteExternalSignInDocument,
   LinkExternalIdentityDocument,
   MyIdentitiesDocument,
   RemoveIdentityDocument,
   SignInWithIdTokenDocument,
+  VerifyMfaDocument,
 } from '../generated/graphql.js';
 import type { HttpResult } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { expectNothingInternal } from '../graphql/support.js';
+import type { TestProvider } from './provider.js';
 
 export type Transport = 'REST' | 'GraphQL';
 export const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
@@ -41,6 +44,22 @@ export const sha256Hex = (value: string) => createHash('sha256').update(value).d
 
 /** Seconds since the epoch, as JWT timestamps count. */
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A native-flow body: what the app gives the service after the platform SDK signed in. */
+export interface IdTokenBody {
+  idToken: string;
+  nonce?: string;
+}
+
+/**
+ * An ID token `op` issues to `clientId` (`web` unless given) for `sub`, with the nonce to send: a
+ * fresh one unless `nonce` is given (null: none). The test provider's tokens carry no jti, so two
+ * for one sub within a second would be the same token but for the nonce.
+ */
+export async function idToken(op: TestProvider, sub: string, { nonce = `nonce-${randomUUID()}`, clientId = 'web' }: { nonce?: string | null; clientId?: string } = {}): Promise<IdTokenBody> {
+  const issued = await op.issueIdToken({ clientId, sub, nonce: nonce ?? undefined });
+  return nonce === null ? { idToken: issued.idToken } : { idToken: issued.idToken, nonce };
+}
 
 /** The members an error carries besides its code: REST problem members, GraphQL extensions. */
 const MEMBERS = ['linkToken', 'identity', 'mfaToken', 'mfaMethods'] as const;
@@ -118,14 +137,18 @@ export function mfaTokenOf(result: Outcome, transport: Transport): string {
   return result.members.mfaToken as string;
 }
 
-/** The native flow's body: `{ idToken, nonce? }`, or anything else for the malformed ones. */
-type IdTokenBody = { idToken: string; nonce?: string | null } | Record<string, unknown>;
-
-/** `POST /auth/oidc/{provider}/id-token`, or `signInWithIdToken`. */
-export async function signInWithIdToken(t: TestServer, provider: string, body: IdTokenBody, transport: Transport): Promise<Outcome> {
+/** `POST /auth/oidc/{provider}/id-token`, or `signInWithIdToken`; `body` anything, for the malformed ones. */
+export async function signInWithIdToken(t: TestServer, provider: string, body: IdTokenBody | Record<string, unknown>, transport: Transport): Promise<Outcome> {
   if (transport === 'REST') return outcome(await t.http.post(`${OIDC}/${encodeURIComponent(provider)}/id-token`, body), transport, '');
   const { idToken, nonce } = body as { idToken: string; nonce?: string };
   return outcome(await t.http.gql(SignInWithIdTokenDocument, { provider, idToken, nonce }), transport, 'signInWithIdToken');
+}
+
+/** `POST /auth/oidc/exchange`, or `completeExternalSignIn`. */
+export async function exchangeResult(t: TestServer, result: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post(`${OIDC}/exchange`, { result }), transport, '')
+    : outcome(await t.http.gql(CompleteExternalSignInDocument, { result }), transport, 'completeExternalSignIn');
 }
 
 /** `POST /auth/oidc/link`, or `linkExternalIdentity`. */
@@ -135,8 +158,15 @@ export async function linkByPhone(t: TestServer, input: { linkToken: string; pho
     : outcome(await t.http.gql(LinkExternalIdentityDocument, input), transport, 'linkExternalIdentity');
 }
 
+/** The second step, of a sign-in or of a step-up: `POST /auth/mfa/verify`, or `verifyMfa`. */
+export async function verifyMfa(t: TestServer, mfaToken: string, code: string, transport: Transport): Promise<Outcome> {
+  return transport === 'REST'
+    ? outcome(await t.http.post('/api/v1/auth/mfa/verify', { mfaToken, code }), transport, '')
+    : outcome(await t.http.gql(VerifyMfaDocument, { input: { mfaToken, code } }), transport, 'verifyMfa');
+}
+
 /** `POST /users/me/identities/{provider}/id-token`, or `addIdentityWithIdToken`. */
-export async function addIdentity(t: TestServer, token: string, provider: string, body: { idToken: string; nonce?: string }, transport: Transport): Promise<Outcome> {
+export async function addIdentity(t: TestServer, token: string, provider: string, body: IdTokenBody, transport: Transport): Promise<Outcome> {
   return transport === 'REST'
     ? outcome(await t.http.post(`${IDENTITIES}/${encodeURIComponent(provider)}/id-token`, body, { token }), transport, '')
     : outcome(await t.http.gql(AddIdentityWithIdTokenDocument, { provider, ...body }, { token }), transport, 'addIdentityWithIdToken');
