@@ -198,6 +198,17 @@ describe.each(TRANSPORTS)('the link by phone over %s', (transport) => {
     expect(await linkedRows(t)).toEqual([{ userId: first.userId, provider: 'corp', subject: 'alice' }]);
   });
 
+  // A refusal changes nothing: the phone proven for an identity that another account took meanwhile
+  // gets no account of its own (nor a user.created event), as it gets no session.
+  it('answers IDENTITY_ALREADY_LINKED to a phone without an account when another account took the identity meanwhile, and creates no account for it', async () => {
+    const first = await signInWithCode(t);
+    const earlier = await newLinkToken('alice', transport);
+    accepted(await linkByPhone(t, { linkToken: await newLinkToken('alice', transport), phone: first.phone, code: await requestCode(t, first.phone) }, transport));
+    const phone = newPhone();
+    expect(refusal(await linkByPhone(t, { linkToken: earlier, phone, code: await requestCode(t, phone) }, transport), transport)).toEqual({ code: 'IDENTITY_ALREADY_LINKED' });
+    expect(await t.sql('select id from users where phone = $1', [phone])).toEqual([]);
+  });
+
   it('answers IDENTITY_ALREADY_LINKED, with no session, when the account has an identity of this provider already', async () => {
     const account = await signInWithCode(t);
     accepted(await addIdentity(t, account.accessToken, 'corp', await idToken(op, 'alice'), 'REST'));
