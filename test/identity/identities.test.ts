@@ -26,6 +26,7 @@ import {
   providersEnv,
   refusal,
   removeIdentity,
+  sessionCount,
   signInWithIdToken,
   TRANSPORTS,
   verifyMfa,
@@ -143,6 +144,33 @@ describe.each(TRANSPORTS)('the signed-in identities over %s', (transport) => {
     expect(claimsOf(payload.accessToken).amr).toEqual(['fed', 'otp', 'mfa']);
     const signIns = await t.sql('select method, provider from security_events where user_id = $1 and type = $2 order by id', [user.userId, 'SIGN_IN']);
     expect(signIns.at(-1)).toEqual({ method: 'OIDC', provider: 'corp' });
+  });
+
+  it('removes an identity of an account with TOTP without a step-up: removing is always allowed', async () => {
+    const step = await steadyStep();
+    const user = await enrolledUser(t, step, await withIdentity('alice', await registerUser(t)));
+    expect(claimsOf(user.accessToken).amr).toEqual(['sms']);
+    accepted(await removeIdentity(t, user.accessToken, 'corp', transport));
+    expect(await linkedRows(t)).toEqual([]);
+  });
+
+  it('answers ACCOUNT_BLOCKED to a provider sign-in to a blocked account, with TOTP or without, and signs nothing in', async () => {
+    const plain = await withIdentity('alice');
+    const step = await steadyStep();
+    const withTotp = await enrolledUser(t, step, await withIdentity('bob', await registerUser(t)));
+    await t.sql(`update users set blocked_at = now(), blocked_reason = 'spam' where id = any($1::uuid[])`, [[plain.userId, withTotp.userId]]);
+    expect(refusal(await signInWithIdToken(t, 'corp', await token('alice'), transport), transport)).toEqual({ code: 'ACCOUNT_BLOCKED' });
+    expect(refusal(await signInWithIdToken(t, 'corp', await token('bob'), transport), transport)).toEqual({ code: 'ACCOUNT_BLOCKED' });
+    expect(await sessionCount(t, plain.userId)).toBe(1);
+    expect(await sessionCount(t, withTotp.userId)).toBe(1);
+  });
+
+  it('takes the ID token that linked an identity: it cannot sign in afterwards', async () => {
+    const account = await signInWithCode(t);
+    const body = await token('alice');
+    accepted(await addIdentity(t, account.accessToken, 'corp', body, transport));
+    expect(refusal(await signInWithIdToken(t, 'corp', body, transport), transport)).toEqual({ code: 'INVALID_CREDENTIALS' });
+    expect(await sessionCount(t, account.userId)).toBe(1);
   });
 
   it("removes an account's identities with the account: the same identity then links to another account", async () => {
