@@ -22,7 +22,7 @@ export type Transport = 'REST' | 'GraphQL';
 export const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
 
 export const OIDC = '/api/v1/auth/oidc';
-export const IDENTITIES = '/api/v1/users/me/identities';
+const IDENTITIES = '/api/v1/users/me/identities';
 
 /** One entry of IDENTITY_PROVIDERS. */
 export interface ProviderEntry {
