@@ -163,6 +163,9 @@ describe.each(TRANSPORTS)('the native flow over %s', (transport) => {
     ['without a nonce, while one is sent', async () => ({ ...(await token('alice', { nonce: null })), nonce: 'sent-nonce' })],
     ['carrying a nonce, while none is sent', async () => ({ idToken: (await token('alice')).idToken })],
     ['carrying another nonce than the one sent', async () => ({ ...(await token('alice')), nonce: 'another-nonce' })],
+    ['not valid before a time more than a minute ahead', () => forge((c) => ({ ...c, nbf: nowSeconds() + 120 }))],
+    ['without a sub', () => forge(({ sub: _sub, ...claims }) => claims)],
+    ['whose sub holds a character the database cannot store', () => forge((c) => ({ ...c, sub: 'alice\u0000' }))],
     ['carrying the hash of another nonce than the one sent', async () => ({ ...(await forge((c) => ({ ...c, nonce: sha256Hex('carried-nonce') }))), nonce: 'sent-nonce' })],
   ];
 
@@ -227,6 +230,11 @@ describe.each(TRANSPORTS)('the native flow over %s', (transport) => {
     expect(await linkedRows(t)).toEqual([]);
   });
 
+  it('shows no email or name that the database cannot hold or that is too long, and answers PHONE_VERIFICATION_REQUIRED as for any identity', async () => {
+    const odd = await forge((c) => ({ ...c, email: `${'a'.repeat(320)}@corp.example`, name: 'Alice\u0000Corp' }));
+    linkTokenOf(await signInWithIdToken(t, 'corp', odd, transport), transport, { provider: 'corp', email: null, name: null });
+  });
+
   it('answers NOT_FOUND for a provider that is not configured', async () => {
     expect(refusal(await signInWithIdToken(t, 'nobody', await token('alice'), transport), transport)).toEqual({ code: 'NOT_FOUND' });
   });
@@ -264,6 +272,18 @@ describe('malformed native-flow requests', () => {
   it.each(gqlCases)('GraphQL: %s is VALIDATION_FAILED naming the field', async (_name, body, field) => {
     const result = await signInWithIdToken(t, 'corp', body, 'GraphQL');
     expect(refusal(result, 'GraphQL')).toEqual({ code: 'VALIDATION_FAILED', fields: { [field]: expect.any(String) } });
+  });
+});
+
+describe('refused ID tokens from one address', () => {
+  const limited = useTestServer(() => ({ ...env(), LOGIN_FAILURES_PER_IP_DAILY: '3' }));
+
+  it.each(TRANSPORTS)('%s: count as failed sign-ins: past the daily limit the address is RATE_LIMITED, a genuine token too', async (transport: Transport) => {
+    for (let i = 0; i < 3; i++) {
+      expect(refusal(await signInWithIdToken(limited, 'corp', await forge((c) => ({ ...c, aud: 'someone-else' })), transport), transport)).toEqual({ code: 'INVALID_CREDENTIALS' });
+    }
+    const result = await signInWithIdToken(limited, 'corp', await token('alice'), transport);
+    expect(refusal(result, transport)).toEqual({ code: 'RATE_LIMITED' });
   });
 });
 
