@@ -135,6 +135,17 @@ describe.each(TRANSPORTS)('the signed-in identities over %s', (transport) => {
     expect(await linkedRows(t)).toEqual([{ userId: user.userId, provider: 'corp', subject: 'alice' }]);
   });
 
+  it('asks again once the second factor is more than 10 minutes old, even on a refreshed token', async () => {
+    const step = await steadyStep();
+    const user = await enrolledUser(t, step);
+    const stepped = accepted(await verifyMfa(t, mfaTokenOf(await addIdentity(t, user.accessToken, 'corp', await token('alice'), transport), transport), codeAt(user.secret, step), transport));
+    await t.sql(`update sessions set auth_time = auth_time - interval '11 minutes' where id = $1`, [claimsOf(stepped.accessToken).sid]);
+    const refreshed = await t.http.post('/api/v1/auth/refresh', { refreshToken: stepped.refreshToken });
+    expect(claimsOf(refreshed.body.accessToken).amr).toEqual(['sms', 'otp', 'mfa']);
+    mfaTokenOf(await addIdentity(t, refreshed.body.accessToken, 'corp', await token('alice'), transport), transport);
+    expect(await linkedRows(t)).toEqual([]);
+  });
+
   it("asks for the second factor after a provider sign-in to an account with TOTP, then signs in with amr fed, otp, mfa", async () => {
     const step = await steadyStep();
     const user = await enrolledUser(t, step, await withIdentity('alice', await registerUser(t)));
