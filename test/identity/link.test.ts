@@ -106,6 +106,18 @@ describe.each(TRANSPORTS)('the link by phone over %s', (transport) => {
     expect((await t.http.post('/api/v1/auth/login', { phone: other.phone, code })).status).toBe(200);
   });
 
+  it('links once when the same linkToken is sent for two phones at the same time', async () => {
+    const first = await signInWithCode(t);
+    const second = await signInWithCode(t);
+    const linkToken = await newLinkToken('alice', transport);
+    const codes = [await requestCode(t, first.phone), await requestCode(t, second.phone)];
+    const results = await Promise.all([first, second].map((account, i) => linkByPhone(t, { linkToken, phone: account.phone, code: codes[i]! }, transport)));
+    expect(results.map((r) => r.code ?? 'linked').sort()).toEqual(['INVALID_CREDENTIALS', 'linked']);
+    const winner = results.findIndex((r) => r.code === undefined);
+    expect(await linkedRows(t)).toEqual([{ userId: [first, second][winner]!.userId, provider: 'corp', subject: 'alice' }]);
+    expect((await sessionCount(t, first.userId)) + (await sessionCount(t, second.userId))).toBe(3);
+  });
+
   it('refuses an unknown or expired linkToken with INVALID_CREDENTIALS', async () => {
     const account = await signInWithCode(t);
     expect(refusal(await linkByPhone(t, { linkToken: 'not-a-link-token', phone: account.phone, code: await requestCode(t, account.phone) }, transport), transport)).toEqual({ code: 'INVALID_CREDENTIALS' });
