@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
@@ -38,7 +38,7 @@ interface Discovered {
   at: number;
 }
 
-export function providerError(reason: string, cause?: unknown): AppError {
+function providerError(reason: string, cause?: unknown): AppError {
   return new AppError(ErrorCode.IDENTITY_PROVIDER_ERROR, `The identity provider is unreachable or refused: ${reason}; try again later`, { cause });
 }
 
@@ -130,11 +130,13 @@ export class Provider {
     const { config, jwks } = await this.metadata();
     const metadata = config.serverMetadata();
     const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => alg !== 'none' && !alg.startsWith('HS'));
+    const audiences = [this.config.clientId, ...this.config.extraAudiences];
+    this.assertMeantForUs(idToken, metadata.issuer, audiences);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, jwks, {
         issuer: metadata.issuer,
-        audience: [this.config.clientId, ...this.config.extraAudiences],
+        audience: audiences,
         algorithms,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         // With a maximum age, jose also refuses an `iat` in the future.
@@ -150,6 +152,23 @@ export class Provider {
       if (carried !== nonce && carried !== createHash('sha256').update(nonce).digest('hex')) throw invalidToken('its nonce is not the one sent');
     }
     return { identity: this.identityOf(payload), expiresAt: new Date((payload.exp as number) * 1000) };
+  }
+
+  /**
+   * INVALID_CREDENTIALS for a token that is not even meant for this provider and client (another
+   * issuer's, another audience's, or no JWT at all), read before its key is looked for: only a token
+   * that names this issuer and client, and whose key the JWKS lacks, is the provider's fault.
+   */
+  private assertMeantForUs(idToken: string, issuer: string, audiences: string[]): void {
+    let claims: JWTPayload;
+    try {
+      claims = decodeJwt(idToken);
+    } catch (cause) {
+      throw invalidToken('it is not a JWT', cause);
+    }
+    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (claims.iss !== issuer) throw invalidToken('it was issued by another issuer');
+    if (!aud.some((a) => audiences.includes(a))) throw invalidToken('it is meant for another client');
   }
 
   /** Discovers the provider if it was not, or if its metadata is an hour old (kept when the refresh fails). */
