@@ -1,0 +1,315 @@
+// A provider that is down, failing, slow or serving the wrong keys never stops the service nor the
+// phone sign-ins: its own sign-ins answer IDENTITY_PROVIDER_ERROR (502) until it is back, and then
+// work again without a restart (API.md 9.1). One service, OIDC_TIMEOUT_MS 500, with one test
+// provider per outage so that each starts from its own state: down before the service starts,
+// stopped while it runs, answering 500, hanging, serving a JWKS without the token's key, rotating
+// its key. Throughout, the service writes no error-level line and answers no 5xx but 502.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { signInWithCode } from '../helpers/factories.js';
+import type { HttpResult } from '../helpers/http.js';
+import { useTestServer } from '../helpers/server.js';
+import { sleep } from '../helpers/wait.js';
+import { errorOf } from '../graphql/support.js';
+import { expectProblem } from '../rest/support.js';
+import { authorizeJson, callbackOf, EXTERNAL_SIGN_IN_URL, freePort, gql, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { generateSigningKey, signIdToken } from './provider-keys.js';
+import { startProvider, type TestProvider } from './provider.js';
+
+const TIMEOUT_MS = 500;
+/** The retry pause after a failed discovery (providers.ts), and a margin. */
+const RETRY_PAUSE_MS = 2_000 + 150;
+/** The pause between two JWKS fetches for a key it lacks (providers.ts), and a margin. */
+const JWKS_PAUSE_MS = 5_000 + 500;
+/** Never a hang: an answer well before any client gives up (the exact timeout is a test of its own). */
+const ANSWER_BOUND_MS = 2_000;
+/** An answer that did not wait for any provider. */
+const QUICK_MS = 400;
+
+const ACCOUNTS = { erin: { name: 'Erin' }, sam: { name: 'Sam' }, rita: { name: 'Rita' } };
+const IDS = ['early', 'steady', 'broken', 'slow', 'keyless', 'keeping', 'dropping'] as const;
+type Id = (typeof IDS)[number];
+
+let base = '';
+let env: Record<string, string> = {};
+let app: Frontend;
+let returnTo = '';
+const ops = {} as Record<Id, TestProvider>;
+/** An ID token of `early` issued before it went down (valid for an hour). */
+let earlyToken = '';
+
+const providerOptions = (id: Id) => ({ clients: [{ clientId: 'web', clientSecret: `${id}-secret`, redirectUris: [callbackOf(base, id)] }], accounts: ACCOUNTS });
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  app = await startFrontend();
+  returnTo = app.url('/signed-in');
+  for (const id of IDS) ops[id] = await startProvider(providerOptions(id));
+  earlyToken = await issue('early', 'erin');
+  await ops.early.stop();
+  env = {
+    PORT: String(port),
+    OIDC_TIMEOUT_MS: String(TIMEOUT_MS),
+    ...identityEnv(base, IDS.map((id) => ({ id, op: ops[id], clientId: 'web', clientSecret: `${id}-secret` })), [returnTo]),
+  };
+});
+
+const t = useTestServer(() => env, { captureLogs: true });
+const newFaults = newServiceFaults(() => t.logs());
+
+beforeEach(() => t.sql('delete from oidc_flows'));
+
+afterEach(() => {
+  expect(newFaults()).toEqual([]);
+  for (const id of IDS) expect(ops[id].serverErrors).toEqual([]);
+});
+
+afterAll(async () => {
+  for (const id of IDS) await ops[id]?.stop();
+  await app?.close();
+});
+
+/** `work`, and how long it took. */
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+/** The nonce of each ID token issued here: two tokens of one account in one second are otherwise the same token. */
+const nonces = new Map<string, string>();
+const issue = async (provider: Id, sub = 'sam') => {
+  const nonce = randomUUID();
+  const { idToken } = await ops[provider].issueIdToken({ clientId: 'web', sub, nonce });
+  nonces.set(idToken, nonce);
+  return idToken;
+};
+const idToken = (provider: Id, token: string) => t.http.post(`/api/v1/auth/oidc/${provider}/id-token`, { idToken: token, nonce: nonces.get(token) });
+const authorize = (provider: Id) => authorizeJson(t, `/api/v1/auth/oidc/${provider}/authorize`, returnTo);
+
+/** An ID token the service verified: an identity no account has, so PHONE_VERIFICATION_REQUIRED. */
+function expectVerified(res: HttpResult): void {
+  expectProblem(res, 401, 'PHONE_VERIFICATION_REQUIRED');
+}
+
+/** The provider's own failure, told as such, and answered within the bound. */
+function expectProviderError(answer: { value: HttpResult; ms: number }, bound = ANSWER_BOUND_MS): void {
+  expectProblem(answer.value, 502, 'IDENTITY_PROVIDER_ERROR');
+  expect(answer.ms).toBeLessThan(bound);
+}
+
+/** A web flow of `provider` started at the service and walked through the provider's pages, up to its callback (not requested yet). */
+async function pendingCallback(provider: Id, login = 'rita'): Promise<string> {
+  const started = await authorize(provider);
+  expect(started.status).toBe(200);
+  return (await walkProvider(started.body.url, { login, until: callbackOf(base, provider) })).href;
+}
+
+/** The service's answer to the provider's return: where it sends the browser. */
+async function callback(url: string): Promise<{ value: Record<string, string>; ms: number }> {
+  const answer = await timed(() => navigate(url));
+  expect(answer.value.status).toBe(302);
+  return { value: returnedTo(answer.value.headers.get('location')!, returnTo), ms: answer.ms };
+}
+
+/** A phone sign-in, which no provider's state may touch, and how long it took. */
+const phoneSignIn = () => timed(() => signInWithCode(t));
+
+/** Retries `attempt` (each answer 502 IDENTITY_PROVIDER_ERROR until it is not) for up to `ms`; the first other answer. */
+async function untilNotProviderError(attempt: () => Promise<HttpResult>, ms: number): Promise<HttpResult> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await attempt();
+    if (res.status !== 502 || Date.now() > deadline) return res;
+    expectProblem(res, 502, 'IDENTITY_PROVIDER_ERROR');
+    await sleep(250);
+  }
+}
+
+describe('a provider down before the service starts', () => {
+  it('leaves the service ready and the phone sign-in working; its own sign-ins answer IDENTITY_PROVIDER_ERROR at once', async () => {
+    expect((await t.http.get('/readyz')).status).toBe(200);
+    expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
+
+    expectProviderError(await timed(() => authorize('early')));
+    const navigation = await timed(() => navigate(`${base}/api/v1/auth/oidc/early/authorize?returnTo=${encodeURIComponent(returnTo)}`));
+    expect(navigation.value.headers.get('location')).toBeNull();
+    expectProviderError(navigation);
+    expectProviderError(await timed(() => idToken('early', earlyToken)));
+    const graphql = await timed(() => gql(t, EXTERNAL_SIGN_IN_URL, { provider: 'early', returnTo }));
+    errorOf(graphql.value, 'IDENTITY_PROVIDER_ERROR');
+    expect(graphql.ms).toBeLessThan(ANSWER_BOUND_MS);
+
+    // The other providers are not held back by this one.
+    expect((await authorize('steady')).status).toBe(200);
+    expect((await t.http.get('/readyz')).status).toBe(200);
+  });
+
+  it('works once the provider is started again on the same port, without a restart of the service, after the retry pause', async () => {
+    const failed = Date.now();
+    expectProblem(await authorize('early'), 502, 'IDENTITY_PROVIDER_ERROR');
+    ops.early = await startProvider({ ...providerOptions('early'), port: ops.early.port, keys: [...ops.early.keys] });
+    // Within the pause after a failed discovery it is not asked again: answered at once.
+    expectProviderError(await timed(() => authorize('early')), QUICK_MS);
+    expect(ops.early.requests).toEqual([]);
+
+    await sleep(Math.max(0, failed + RETRY_PAUSE_MS - Date.now()));
+    const started = await authorize('early');
+    expect(started.status).toBe(200);
+    expect(new URL(started.body.url).origin).toBe(ops.early.issuer);
+    expectVerified(await idToken('early', earlyToken));
+    const back = (await callback((await walkProvider(started.body.url, { login: 'rita', until: callbackOf(base, 'early') })).href)).value;
+    expect(Object.keys(back)).toEqual(['result']);
+    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+  });
+});
+
+describe('a provider stopped while the service runs', () => {
+  it('fails the sign-ins that need it with IDENTITY_PROVIDER_ERROR, serves the rest from its cache, leaves the phone sign-in alone, and recovers', async () => {
+    const op = ops.steady;
+    expectVerified(await idToken('steady', await issue('steady')));
+    const pending = await pendingCallback('steady');
+    const cachedKeyToken = await issue('steady');
+    const { claims } = await op.issueIdToken({ clientId: 'web', sub: 'sam', nonce: 'unknown-key' });
+    const keys = [...op.keys];
+    await op.stop();
+
+    expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
+    // The code cannot be exchanged: back to the frontend with the error, not a 5xx, not a hang.
+    const returned = await callback(pending);
+    expect(returned.value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
+    expect(returned.ms).toBeLessThan(ANSWER_BOUND_MS);
+    // A token under a key the service does not have needs the provider's JWKS.
+    const unknownKey = await signIdToken(await generateSigningKey(), claims);
+    nonces.set(unknownKey, 'unknown-key');
+    expectProviderError(await timed(() => idToken('steady', unknownKey)));
+    // What needs nothing from the provider but what the service holds may go on (the contract asks
+    // only that it be the provider's error when it fails): a token under a key fetched before, and
+    // the start of a web flow from the cached metadata (the browser then meets the outage there).
+    const cached = await timed(() => idToken('steady', cachedKeyToken));
+    if (cached.value.status === 502) expectProviderError(cached);
+    else expectVerified(cached.value);
+    expect(cached.ms).toBeLessThan(ANSWER_BOUND_MS);
+    const start = await timed(() => authorize('steady'));
+    if (start.value.status === 200) expect(new URL(start.value.body.url).origin).toBe(op.issuer);
+    else expectProviderError(start);
+    expect(start.ms).toBeLessThan(ANSWER_BOUND_MS);
+    expect((await t.http.get('/readyz')).status).toBe(200);
+
+    ops.steady = await startProvider({ ...providerOptions('steady'), port: op.port, keys });
+    expectVerified(await idToken('steady', await issue('steady')));
+    const back = (await callback(await pendingCallback('steady'))).value;
+    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+  });
+});
+
+describe('a provider answering 500', () => {
+  it('answers IDENTITY_PROVIDER_ERROR when its discovery, its JWKS or its token endpoint answers 500, and recovers without a restart', async () => {
+    const op = ops.broken;
+    const token = await issue('broken');
+    await op.setFault('error500');
+    const failed = Date.now();
+    expectProviderError(await timed(() => authorize('broken')));
+    expectProviderError(await timed(() => idToken('broken', token)));
+    expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
+
+    await op.setFault(undefined);
+    await sleep(Math.max(0, failed + RETRY_PAUSE_MS - Date.now()));
+    // Discovered now, its JWKS not fetched yet.
+    const pending = await pendingCallback('broken');
+    await op.setFault('error500');
+    const asked = op.requests.length;
+    expectProviderError(await timed(() => idToken('broken', token)));
+    expect(op.requests.slice(asked)).toEqual(['GET /jwks']);
+    expect((await callback(pending)).value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
+    expect(op.requests.at(-1)).toBe('POST /token');
+
+    await op.setFault(undefined);
+    expectVerified(await idToken('broken', token));
+    const back = (await callback(await pendingCallback('broken'))).value;
+    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+  });
+});
+
+describe('a provider that hangs', () => {
+  it('answers IDENTITY_PROVIDER_ERROR without hanging, at discovery, JWKS and token endpoint, while the service answers everything else; then recovers', async () => {
+    const op = ops.slow;
+    const token = await issue('slow');
+    await op.setFault('hang');
+    const asked = op.requests.length;
+    let answered = false;
+    const hanging = timed(() => authorize('slow')).finally(() => (answered = true));
+    // Meanwhile the service answers the rest, before the provider's request gives up.
+    await sleep(50);
+    expect((await t.http.get('/readyz')).status).toBe(200);
+    await phoneSignIn();
+    expect(answered).toBe(false);
+    const discovery = await hanging;
+    const failed = Date.now();
+    expectProviderError(discovery);
+    expect(discovery.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(op.requests.slice(asked)).toEqual(['GET /.well-known/openid-configuration']);
+
+    await op.setFault(undefined);
+    await sleep(Math.max(0, failed + RETRY_PAUSE_MS - Date.now()));
+    const pending = await pendingCallback('slow');
+    await op.setFault('hang');
+    const jwks = await timed(() => idToken('slow', token));
+    expectProviderError(jwks);
+    expect(jwks.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(op.requests.at(-1)).toBe('GET /jwks');
+    const returned = await callback(pending);
+    expect(returned.value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
+    expect(returned.ms).toBeLessThan(ANSWER_BOUND_MS);
+    expect(op.requests.at(-1)).toBe('POST /token');
+
+    await op.setFault(undefined);
+    expectVerified(await idToken('slow', token));
+    expect(Object.keys((await callback(await pendingCallback('slow'))).value)).toEqual(['result']);
+  });
+});
+
+describe("a provider whose JWKS lacks the token's key", () => {
+  it('answers IDENTITY_PROVIDER_ERROR, and accepts the token once the key is served, within the JWKS refetch pause', async () => {
+    const op = ops.keyless;
+    const token = await issue('keyless');
+    await op.setFault('jwksWithoutKey');
+    expectProviderError(await timed(() => idToken('keyless', token)));
+    expect(op.requests).toContain('GET /jwks');
+    // Asked again at once: the JWKS is not fetched again within its pause, nor is the answer other.
+    const asked = op.requests.length;
+    expectProviderError(await timed(() => idToken('keyless', token)), QUICK_MS);
+    expect(op.requests.length).toBe(asked);
+    expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
+
+    await op.setFault(undefined);
+    const started = Date.now();
+    expectVerified(await untilNotProviderError(() => idToken('keyless', token), JWKS_PAUSE_MS));
+    expect(Date.now() - started).toBeLessThan(JWKS_PAUSE_MS);
+  });
+});
+
+describe('a key rotation at the provider', () => {
+  it('accepts the ID tokens of the new key without a restart, whether the JWKS keeps the previous key or drops it', async () => {
+    const before = { keeping: await issue('keeping'), dropping: await issue('dropping') };
+    const old = { keeping: await issue('keeping'), dropping: await issue('dropping') };
+    expectVerified(await idToken('keeping', before.keeping));
+    expectVerified(await idToken('dropping', before.dropping));
+    const fetched = Date.now();
+
+    await ops.keeping.rotateKey({ keepPrevious: true });
+    await ops.dropping.rotateKey({ keepPrevious: false });
+    const after = { keeping: await issue('keeping'), dropping: await issue('dropping') };
+    for (const id of ['keeping', 'dropping'] as const) {
+      expectVerified(await untilNotProviderError(() => idToken(id, after[id]), JWKS_PAUSE_MS));
+    }
+    expect(Date.now() - fetched).toBeLessThan(JWKS_PAUSE_MS + 1_000);
+    // A token of the previous key: still good while the provider publishes it.
+    expectVerified(await idToken('keeping', old.keeping));
+    // Once the provider dropped it, a token of the previous key is refused (as a key the provider does not publish).
+    const withdrawn = await idToken('dropping', old.dropping);
+    if (withdrawn.status === 401) expectProblem(withdrawn, 401, 'INVALID_CREDENTIALS');
+    else expectProblem(withdrawn, 502, 'IDENTITY_PROVIDER_ERROR');
+  });
+});
