@@ -27,7 +27,7 @@ const ANSWER_BOUND_MS = 2_000;
 const QUICK_MS = 400;
 
 const ACCOUNTS = { erin: { name: 'Erin' }, sam: { name: 'Sam' }, rita: { name: 'Rita' } };
-const IDS = ['early', 'steady', 'broken', 'slow', 'keyless', 'keeping', 'dropping'] as const;
+const IDS = ['early', 'steady', 'broken', 'slow', 'stalled', 'keyless', 'keeping', 'dropping'] as const;
 type Id = (typeof IDS)[number];
 
 let base = '';
@@ -267,6 +267,24 @@ describe('a provider that hangs', () => {
     await op.setFault(undefined);
     expectVerified(await idToken('slow', token));
     expect(Object.keys((await callback(await pendingCallback('slow'))).value)).toEqual(['result']);
+  });
+
+  it('gives up on it after OIDC_TIMEOUT_MS, not at the next whole second', async () => {
+    await ops.stalled.setFault('hang');
+    const discovery = await timed(() => authorize('stalled'));
+    expectProblem(discovery.value, 502, 'IDENTITY_PROVIDER_ERROR');
+
+    await ops.stalled.setFault(undefined);
+    await sleep(RETRY_PAUSE_MS);
+    const pending = await pendingCallback('stalled');
+    await ops.stalled.setFault('hang');
+    const tokenEndpoint = await callback(pending);
+    expect(tokenEndpoint.value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
+
+    const late = Object.entries({ discovery: discovery.ms, tokenEndpoint: tokenEndpoint.ms })
+      .filter(([, ms]) => ms < TIMEOUT_MS - 50 || ms >= TIMEOUT_MS + 300)
+      .map(([request, ms]) => `${request} gave up after ${Math.round(ms)} ms`);
+    expect(late).toEqual([]);
   });
 });
 
