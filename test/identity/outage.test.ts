@@ -330,4 +330,20 @@ describe('a key rotation at the provider', () => {
     if (withdrawn.status === 401) expectProblem(withdrawn, 401, 'INVALID_CREDENTIALS');
     else expectProblem(withdrawn, 502, 'IDENTITY_PROVIDER_ERROR');
   });
+
+  it('completes web sign-ins whose ID token is signed with the new key without a restart, within the JWKS refetch pause', async () => {
+    const first = (await callback(await pendingCallback('keeping'))).value;
+    expect(Object.keys(first)).toEqual(['result']);
+    const fetched = Date.now();
+    await ops.keeping.rotateKey({ keepPrevious: true });
+    let back: Record<string, string> = {};
+    while (Date.now() - fetched < JWKS_PAUSE_MS) {
+      back = (await callback(await pendingCallback('keeping'))).value;
+      if (back.result) break;
+      expect(back).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
+      await sleep(500);
+    }
+    expect(Object.keys(back)).toEqual(['result']);
+    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+  });
 });
