@@ -27,6 +27,7 @@ import {
   newServiceFaults,
   returnedTo,
   startFrontend,
+  walkProvider,
   type Frontend,
 } from './flow-support.js';
 import { browse, urlsOf, type Agent } from './flow-browser.js';
@@ -302,6 +303,44 @@ describe('returnTo', () => {
     expect(allowed.status).toBe(302);
     expect(allowed.headers.get('location')).toMatch(new RegExp(`^${op.issuer}/auth\\?`));
     expect(op.requests.slice(asked)).toEqual(['GET /.well-known/openid-configuration']);
+  });
+});
+
+describe('the callback', () => {
+  /** A sign-in flow started at the service and walked through the provider's pages without a browser, up to its callback (not requested). */
+  const pending = async (login = 'dave') => walkProvider((await authorizeJson(t, AUTHORIZE, returnTo)).body.url, { login, until: callbackOf(base, 'corp') });
+  /** Refused with an error sent back to returnTo, and no result made. */
+  const expectRefusedBack = async (url: URL) => {
+    const answer = await navigate(url.href);
+    expect(answer.status).toBe(302);
+    const back = returnedTo(answer.headers.get('location')!, returnTo);
+    expect(Object.keys(back)).toEqual(['error']);
+    expect(['IDENTITY_PROVIDER_ERROR', 'INVALID_CREDENTIALS']).toContain(back.error);
+    expect(await t.sql('select count(*)::int as n from identity_tickets')).toEqual([{ n: 0 }]);
+  };
+
+  it('refuses a state past its 10 minutes with 400 and no redirect', async () => {
+    const callback = await pending();
+    const [flow] = await t.sql<{ ttl: number }>('select extract(epoch from expires_at - created_at)::float as ttl from oidc_flows');
+    expect(flow!.ttl).toBeGreaterThan(595);
+    expect(flow!.ttl).toBeLessThanOrEqual(601);
+    await t.sql(`update oidc_flows set expires_at = now() - interval '1 second'`);
+    const answer = await navigate(callback.href);
+    expect(answer.headers.get('location')).toBeNull();
+    expectProblem(answer, 400, 'VALIDATION_FAILED');
+  });
+
+  it("refuses a code injected into another flow: a code is bound to its own flow's PKCE verifier and nonce", async () => {
+    const victim = await pending('alice');
+    const injected = await pending('dave');
+    injected.searchParams.set('code', victim.searchParams.get('code')!);
+    await expectRefusedBack(injected);
+  });
+
+  it('refuses an answer that names another issuer (a mix-up)', async () => {
+    const mixed = await pending();
+    mixed.searchParams.set('iss', 'https://accounts.example.com');
+    await expectRefusedBack(mixed);
   });
 });
 
