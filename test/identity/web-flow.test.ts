@@ -319,6 +319,17 @@ describe('the callback', () => {
     expect(await t.sql('select count(*)::int as n from identity_tickets')).toEqual([{ n: 0 }]);
   };
 
+  it('is answered, as the authorize redirect, with no-store: neither the state nor the result is kept by a cache', async () => {
+    const started = await navigate(authorizeUrl());
+    expect(started.status).toBe(302);
+    expect(started.headers.get('cache-control')).toContain('no-store');
+    const callback = await walkProvider(started.headers.get('location')!, { login: 'dave', until: callbackOf(base, 'corp') });
+    const answer = await navigate(callback.href);
+    expect(answer.status).toBe(302);
+    expect(Object.keys(returnedTo(answer.headers.get('location')!, returnTo))).toEqual(['result']);
+    expect(answer.headers.get('cache-control')).toContain('no-store');
+  });
+
   it('refuses a state past its 10 minutes with 400 and no redirect', async () => {
     const callback = await pending();
     const [flow] = await t.sql<{ ttl: number }>('select extract(epoch from expires_at - created_at)::float as ttl from oidc_flows');
