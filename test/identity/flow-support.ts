@@ -26,7 +26,7 @@ export async function freePort(): Promise<number> {
 /** The callback the service registers at a provider: `${publicUrl}/api/v1/auth/oidc/{id}/callback`. */
 export const callbackOf = (publicUrl: string, providerId: string) => `${publicUrl}/api/v1/auth/oidc/${providerId}/callback`;
 
-export interface ServiceProvider {
+interface ServiceProvider {
   id: string;
   op: TestProvider;
   clientId: string;
@@ -78,11 +78,11 @@ export async function startFrontend(): Promise<Frontend> {
 
 /**
  * A user without a browser at the provider: from `url` (an authorization URL the service gave),
- * follows the redirects through the login page (as `login`) and the consent page (allowing, or
- * cancelling with `consent: false`) to the first URL under `until` (the service's callback), which it
- * returns without requesting it, so that a test can send it to whichever instance it picks.
+ * follows the redirects through the login page (as `login`) and the consent page to the first URL
+ * under `until` (the service's callback), which it returns without requesting it, so that a test can
+ * send it to whichever instance it picks, or change it first.
  */
-export async function walkProvider(url: string, { login, consent = true, until }: { login: string; consent?: boolean; until: string }): Promise<URL> {
+export async function walkProvider(url: string, { login, until }: { login: string; until: string }): Promise<URL> {
   const request = cookieJar();
   let at = url;
   let response = await request(at);
@@ -96,9 +96,9 @@ export async function walkProvider(url: string, { login, consent = true, until }
     if (next.href.startsWith(until)) return next;
     at = next.href;
     if (next.pathname.startsWith('/interaction/')) {
-      pages += 1;
       // The login page first, then the consent page; each is completed by a form post.
-      response = pages === 1 ? await request(at, { login }) : consent ? await request(at, {}) : await request(`${at}/abort`, {});
+      pages += 1;
+      response = await request(at, pages === 1 ? { login } : {});
     } else response = await request(at);
   }
   throw new Error(`the provider did not send the user to ${until} (last at ${at})`);
@@ -116,7 +116,7 @@ export const LINK_EXTERNAL_IDENTITY =
 export const EXTERNAL_LINK_URL = 'mutation($provider: ID!, $returnTo: String!) { externalLinkUrl(provider: $provider, returnTo: $returnTo) }';
 export const COMPLETE_EXTERNAL_LINK = 'mutation($result: String!) { completeExternalLink(result: $result) { provider email name linkedAt lastUsedAt } }';
 
-/** `GET .../authorize?returnTo=` asking for JSON: the answer, and its `url` when it is 200. */
+/** `GET <path>?returnTo=` asking for JSON, as a script does (`{ url }` when it is 200). */
 export function authorizeJson(t: TestServer, path: string, returnTo: string, token?: string): Promise<HttpResult> {
   return t.http.get(`${path}?returnTo=${encodeURIComponent(returnTo)}`, { token, headers: { accept: 'application/json' } });
 }
