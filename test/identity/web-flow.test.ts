@@ -30,7 +30,7 @@ import {
   walkProvider,
   type Frontend,
 } from './flow-support.js';
-import { browse, urlsOf, type Agent } from './flow-browser.js';
+import { urlsOf, useBrowser } from './flow-browser.js';
 import { inBrowser } from './provider-browser.js';
 import { startProvider, type TestProvider } from './provider.js';
 
@@ -94,7 +94,7 @@ const EXCHANGE = '/api/v1/auth/oidc/exchange';
 const authorizeUrl = (provider = 'corp', to = returnTo) => `${base}/api/v1/auth/oidc/${provider}/authorize?returnTo=${encodeURIComponent(to)}`;
 
 /** Users in Chromium, who sign in at the test provider and come back to the frontend's sign-in page unless told. */
-const browseAs = (work: (agent: () => Promise<Agent>) => Promise<void>) => browse({ issuer: op.issuer, back: returnTo }, work);
+const browseAs = useBrowser(() => ({ issuer: op.issuer, back: returnTo }));
 
 describe('the web flow in Chromium', () => {
   inBrowser('signs in by REST: an unknown identity is linked by a phone code, then the next flow signs straight in with amr fed', () =>
