@@ -11,6 +11,7 @@ import type { HttpResult } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { cookieJar } from './provider-flow.js';
 import type { TestProvider } from './provider.js';
+import { OIDC, providersEnv } from './support.js';
 
 /** A loopback port free now, so that the service can be told its own public URL before it starts. */
 export async function freePort(): Promise<number> {
@@ -24,7 +25,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The callback the service registers at a provider: `${publicUrl}/api/v1/auth/oidc/{id}/callback`. */
-export const callbackOf = (publicUrl: string, providerId: string) => `${publicUrl}/api/v1/auth/oidc/${providerId}/callback`;
+export const callbackOf = (publicUrl: string, providerId: string) => `${publicUrl}${OIDC}/${providerId}/callback`;
 
 interface ServiceProvider {
   id: string;
@@ -34,7 +35,7 @@ interface ServiceProvider {
   responseMode?: 'query' | 'form_post';
 }
 
-/** IDENTITY_PROVIDERS, PUBLIC_URL and OIDC_RETURN_URLS of a service reached at `publicUrl`. */
+/** The identity suites' settings (providersEnv) with PUBLIC_URL and OIDC_RETURN_URLS, for a service reached at `publicUrl`. */
 export function identityEnv(publicUrl: string, providers: ServiceProvider[], returnUrls: string[]): Record<string, string> {
   const entries = providers.map(({ id, op, clientId, clientSecret, responseMode }) => ({
     id,
@@ -44,7 +45,7 @@ export function identityEnv(publicUrl: string, providers: ServiceProvider[], ret
     ...(clientSecret && { clientSecret }),
     ...(responseMode && { responseMode }),
   }));
-  return { PUBLIC_URL: publicUrl, IDENTITY_PROVIDERS: JSON.stringify(entries), OIDC_RETURN_URLS: returnUrls.join(',') };
+  return { ...providersEnv(entries), PUBLIC_URL: publicUrl, OIDC_RETURN_URLS: returnUrls.join(',') };
 }
 
 export interface Frontend {
@@ -103,18 +104,6 @@ export async function walkProvider(url: string, { login, until }: { login: strin
   }
   throw new Error(`the provider did not send the user to ${until} (last at ${at})`);
 }
-
-/** A GraphQL operation over HTTP, as a web client sends one. */
-export function gql(t: TestServer, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<HttpResult> {
-  return t.http.post('/graphql', { query, variables }, { token });
-}
-
-export const EXTERNAL_SIGN_IN_URL = 'mutation($provider: ID!, $returnTo: String!) { externalSignInUrl(provider: $provider, returnTo: $returnTo) }';
-export const COMPLETE_EXTERNAL_SIGN_IN = 'mutation($result: String!) { completeExternalSignIn(result: $result) { accessToken refreshToken isNewUser user { id phone } } }';
-export const LINK_EXTERNAL_IDENTITY =
-  'mutation($linkToken: String!, $phone: String!, $code: String!) { linkExternalIdentity(linkToken: $linkToken, phone: $phone, code: $code) { accessToken refreshToken isNewUser user { id phone } } }';
-export const EXTERNAL_LINK_URL = 'mutation($provider: ID!, $returnTo: String!) { externalLinkUrl(provider: $provider, returnTo: $returnTo) }';
-export const COMPLETE_EXTERNAL_LINK = 'mutation($result: String!) { completeExternalLink(result: $result) { provider email name linkedAt lastUsedAt } }';
 
 /** `GET <path>?returnTo=` asking for JSON, as a script does (`{ url }` when it is 200). */
 export function authorizeJson(t: TestServer, path: string, returnTo: string, token?: string): Promise<HttpResult> {

@@ -4,7 +4,6 @@
 // sends the user to the deployment's PUBLIC_URL, and the test hands that request to the instance it
 // picks.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { requestCode, signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { instancePair } from '../helpers/instances.js';
@@ -13,6 +12,7 @@ import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
 import { authorizeJson, callbackOf, freePort, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { startProvider, type TestProvider } from './provider.js';
+import { idToken, OIDC, sessionCount, type IdTokenBody } from './support.js';
 
 
 /** The deployment's public URL: nothing listens there, the test routes each request to A or B. */
@@ -53,11 +53,11 @@ afterAll(async () => {
   await app?.close();
 });
 
-const EXCHANGE = '/api/v1/auth/oidc/exchange';
+const EXCHANGE = `${OIDC}/exchange`;
 
 /** A web flow started on `on` (as a signed-in user's link flow with `token`), walked through the provider's pages up to the deployment's callback. */
 async function startedOn(on: TestServer, login: string, token?: string): Promise<URL> {
-  const path = token ? '/api/v1/users/me/identities/corp/authorize' : '/api/v1/auth/oidc/corp/authorize';
+  const path = token ? '/api/v1/users/me/identities/corp/authorize' : `${OIDC}/corp/authorize`;
   const started = await authorizeJson(on, path, returnTo, token);
   expect(started.status).toBe(200);
   return walkProvider(started.body.url, { login, until: callbackOf(front, 'corp') });
@@ -83,7 +83,7 @@ describe('a web flow over two instances', () => {
     const unknown = expectProblem(await b.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
     expectProblem(await a.http.post(EXCHANGE, { result: back.result }), 401, 'INVALID_CREDENTIALS');
     const phone = newPhone();
-    const linked = await a.http.post('/api/v1/auth/oidc/link', { linkToken: unknown.linkToken, phone, code: await requestCode(a, phone) });
+    const linked = await a.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(a, phone) });
     expect(linked.status).toBe(200);
 
     const again = sentBack(await returnOn(a, await startedOn(b, 'alice')));
@@ -114,18 +114,15 @@ describe('a web flow over two instances', () => {
 });
 
 describe('an ID token over two instances', () => {
-  const issue = async (sub: string) => {
-    const nonce = randomUUID();
-    return { idToken: (await op.issueIdToken({ clientId: 'web', sub, nonce })).idToken, nonce };
-  };
-  const send = (on: TestServer, token: { idToken: string; nonce: string }) => on.http.post('/api/v1/auth/oidc/corp/id-token', token);
+  const issue = (sub: string) => idToken(op, sub);
+  const send = (on: TestServer, body: IdTokenBody) => on.http.post(`${OIDC}/corp/id-token`, body);
 
   it('accepted by one is refused by the other, even when both judge it at the same moment', async () => {
     const first = await issue('alice');
     const unknown = expectProblem(await send(a, first), 401, 'PHONE_VERIFICATION_REQUIRED');
     expectProblem(await send(b, first), 401, 'INVALID_CREDENTIALS');
     const phone = newPhone();
-    expect((await b.http.post('/api/v1/auth/oidc/link', { linkToken: unknown.linkToken, phone, code: await requestCode(b, phone) })).status).toBe(200);
+    expect((await b.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(b, phone) })).status).toBe(200);
 
     const second = await issue('alice');
     const signedIn = await send(b, second);
@@ -136,6 +133,6 @@ describe('an ID token over two instances', () => {
     const answers = await Promise.all([send(a, third), send(b, third)]);
     expect(answers.map((res) => res.status).sort()).toEqual([200, 401]);
     expectProblem(answers.find((res) => res.status === 401)!, 401, 'INVALID_CREDENTIALS');
-    expect(await a.sql('select count(*)::int as n from sessions where user_id = $1', [signedIn.body.user.id])).toEqual([{ n: 3 }]);
+    expect(await sessionCount(a, signedIn.body.user.id)).toBe(3);
   });
 });

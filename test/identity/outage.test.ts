@@ -5,16 +5,17 @@
 // stopped while it runs, answering 500, hanging, serving a JWKS without the token's key, rotating
 // its key. Throughout, the service writes no error-level line and answers no 5xx but 502.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
 import { sleep } from '../helpers/wait.js';
+import { ExternalSignInUrlDocument } from '../generated/graphql.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
-import { authorizeJson, callbackOf, EXTERNAL_SIGN_IN_URL, freePort, gql, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { authorizeJson, callbackOf, freePort, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { generateSigningKey, signIdToken } from './provider-keys.js';
 import { startProvider, type TestProvider } from './provider.js';
+import { idToken, OIDC, type IdTokenBody } from './support.js';
 
 const TIMEOUT_MS = 500;
 /** The retry pause after a failed discovery (providers.ts), and a margin. */
@@ -34,7 +35,7 @@ let app: Frontend;
 let returnTo = '';
 const ops = {} as Record<Id, TestProvider>;
 /** An ID token of `early` issued before it went down (valid for an hour). */
-let earlyToken = '';
+let earlyToken: IdTokenBody;
 
 const providerOptions = (id: Id) => ({ clients: [{ clientId: 'web', clientSecret: `${id}-secret`, redirectUris: [callbackOf(base, id)] }], accounts: ACCOUNTS });
 
@@ -48,8 +49,8 @@ beforeAll(async () => {
   await ops.early.stop();
   env = {
     PORT: String(port),
-    OIDC_TIMEOUT_MS: String(TIMEOUT_MS),
     ...identityEnv(base, IDS.map((id) => ({ id, op: ops[id], clientId: 'web', clientSecret: `${id}-secret` })), [returnTo]),
+    OIDC_TIMEOUT_MS: String(TIMEOUT_MS),
   };
 });
 
@@ -75,16 +76,10 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - started };
 }
 
-/** The nonce of each ID token issued here: two tokens of one account in one second are otherwise the same token. */
-const nonces = new Map<string, string>();
-const issue = async (provider: Id, sub = 'sam') => {
-  const nonce = randomUUID();
-  const { idToken } = await ops[provider].issueIdToken({ clientId: 'web', sub, nonce });
-  nonces.set(idToken, nonce);
-  return idToken;
-};
-const idToken = (provider: Id, token: string) => t.http.post(`/api/v1/auth/oidc/${provider}/id-token`, { idToken: token, nonce: nonces.get(token) });
-const authorize = (provider: Id) => authorizeJson(t, `/api/v1/auth/oidc/${provider}/authorize`, returnTo);
+/** An ID token `provider` issues for `sub`, with its own nonce, as an app sends it. */
+const issue = (provider: Id, sub = 'sam') => idToken(ops[provider], sub);
+const sendIdToken = (provider: Id, body: IdTokenBody) => t.http.post(`${OIDC}/${provider}/id-token`, body);
+const authorize = (provider: Id) => authorizeJson(t, `${OIDC}/${provider}/authorize`, returnTo);
 
 /** An ID token the service verified: an identity no account has, so PHONE_VERIFICATION_REQUIRED. */
 function expectVerified(res: HttpResult): void {
@@ -131,11 +126,11 @@ describe('a provider down before the service starts', () => {
     expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
 
     expectProviderError(await timed(() => authorize('early')));
-    const navigation = await timed(() => navigate(`${base}/api/v1/auth/oidc/early/authorize?returnTo=${encodeURIComponent(returnTo)}`));
+    const navigation = await timed(() => navigate(`${base}${OIDC}/early/authorize?returnTo=${encodeURIComponent(returnTo)}`));
     expect(navigation.value.headers.get('location')).toBeNull();
     expectProviderError(navigation);
-    expectProviderError(await timed(() => idToken('early', earlyToken)));
-    const graphql = await timed(() => gql(t, EXTERNAL_SIGN_IN_URL, { provider: 'early', returnTo }));
+    expectProviderError(await timed(() => sendIdToken('early', earlyToken)));
+    const graphql = await timed(() => t.http.gql(ExternalSignInUrlDocument, { provider: 'early', returnTo }));
     errorOf(graphql.value, 'IDENTITY_PROVIDER_ERROR');
     expect(graphql.ms).toBeLessThan(ANSWER_BOUND_MS);
 
@@ -159,17 +154,17 @@ describe('a provider down before the service starts', () => {
     const started = await authorize('early');
     expect(started.status).toBe(200);
     expect(new URL(started.body.url).origin).toBe(ops.early.issuer);
-    expectVerified(await idToken('early', earlyToken));
+    expectVerified(await sendIdToken('early', earlyToken));
     const back = (await callback((await walkProvider(started.body.url, { login: 'rita', until: callbackOf(base, 'early') })).href)).value;
     expect(Object.keys(back)).toEqual(['result']);
-    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
   });
 });
 
 describe('a provider stopped while the service runs', () => {
   it('fails the sign-ins that need it with IDENTITY_PROVIDER_ERROR, serves the rest from its cache, leaves the phone sign-in alone, and recovers', async () => {
     const op = ops.steady;
-    expectVerified(await idToken('steady', await issue('steady')));
+    expectVerified(await sendIdToken('steady', await issue('steady')));
     const pending = await pendingCallback('steady');
     const cachedKeyToken = await issue('steady');
     const { claims } = await op.issueIdToken({ clientId: 'web', sub: 'sam', nonce: 'unknown-key' });
@@ -182,13 +177,12 @@ describe('a provider stopped while the service runs', () => {
     expect(returned.value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
     expect(returned.ms).toBeLessThan(ANSWER_BOUND_MS);
     // A token under a key the service does not have needs the provider's JWKS.
-    const unknownKey = await signIdToken(await generateSigningKey(), claims);
-    nonces.set(unknownKey, 'unknown-key');
-    expectProviderError(await timed(() => idToken('steady', unknownKey)));
+    const unknownKey = { idToken: await signIdToken(await generateSigningKey(), claims), nonce: 'unknown-key' };
+    expectProviderError(await timed(() => sendIdToken('steady', unknownKey)));
     // What needs nothing from the provider but what the service holds may go on (the contract asks
     // only that it be the provider's error when it fails): a token under a key fetched before, and
     // the start of a web flow from the cached metadata (the browser then meets the outage there).
-    const cached = await timed(() => idToken('steady', cachedKeyToken));
+    const cached = await timed(() => sendIdToken('steady', cachedKeyToken));
     if (cached.value.status === 502) expectProviderError(cached);
     else expectVerified(cached.value);
     expect(cached.ms).toBeLessThan(ANSWER_BOUND_MS);
@@ -199,9 +193,9 @@ describe('a provider stopped while the service runs', () => {
     expect((await t.http.get('/readyz')).status).toBe(200);
 
     ops.steady = await startProvider({ ...providerOptions('steady'), port: op.port, keys });
-    expectVerified(await idToken('steady', await issue('steady')));
+    expectVerified(await sendIdToken('steady', await issue('steady')));
     const back = (await callback(await pendingCallback('steady'))).value;
-    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
   });
 });
 
@@ -212,7 +206,7 @@ describe('a provider answering 500', () => {
     await op.setFault('error500');
     const failed = Date.now();
     expectProviderError(await timed(() => authorize('broken')));
-    expectProviderError(await timed(() => idToken('broken', token)));
+    expectProviderError(await timed(() => sendIdToken('broken', token)));
     expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
 
     await op.setFault(undefined);
@@ -221,15 +215,15 @@ describe('a provider answering 500', () => {
     const pending = await pendingCallback('broken');
     await op.setFault('error500');
     const asked = op.requests.length;
-    expectProviderError(await timed(() => idToken('broken', token)));
+    expectProviderError(await timed(() => sendIdToken('broken', token)));
     expect(op.requests.slice(asked)).toEqual(['GET /jwks']);
     expect((await callback(pending)).value).toEqual({ error: 'IDENTITY_PROVIDER_ERROR' });
     expect(op.requests.at(-1)).toBe('POST /token');
 
     await op.setFault(undefined);
-    expectVerified(await idToken('broken', token));
+    expectVerified(await sendIdToken('broken', token));
     const back = (await callback(await pendingCallback('broken'))).value;
-    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
   });
 });
 
@@ -256,7 +250,7 @@ describe('a provider that hangs', () => {
     await sleep(Math.max(0, failed + RETRY_PAUSE_MS - Date.now()));
     const pending = await pendingCallback('slow');
     await op.setFault('hang');
-    const jwks = await timed(() => idToken('slow', token));
+    const jwks = await timed(() => sendIdToken('slow', token));
     expectProviderError(jwks);
     expect(jwks.ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(op.requests.at(-1)).toBe('GET /jwks');
@@ -266,7 +260,7 @@ describe('a provider that hangs', () => {
     expect(op.requests.at(-1)).toBe('POST /token');
 
     await op.setFault(undefined);
-    expectVerified(await idToken('slow', token));
+    expectVerified(await sendIdToken('slow', token));
     expect(Object.keys((await callback(await pendingCallback('slow'))).value)).toEqual(['result']);
   });
 
@@ -291,17 +285,17 @@ describe("a provider whose JWKS lacks the token's key", () => {
     const op = ops.keyless;
     const token = await issue('keyless');
     await op.setFault('jwksWithoutKey');
-    expectProviderError(await timed(() => idToken('keyless', token)));
+    expectProviderError(await timed(() => sendIdToken('keyless', token)));
     expect(op.requests).toContain('GET /jwks');
     // Asked again at once: the JWKS is not fetched again within its pause, nor is the answer other.
     const asked = op.requests.length;
-    expectProviderError(await timed(() => idToken('keyless', token)));
+    expectProviderError(await timed(() => sendIdToken('keyless', token)));
     expect(op.requests.length).toBe(asked);
     expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
 
     await op.setFault(undefined);
     const started = Date.now();
-    expectVerified(await untilNotProviderError(() => idToken('keyless', token), JWKS_PAUSE_MS));
+    expectVerified(await untilNotProviderError(() => sendIdToken('keyless', token), JWKS_PAUSE_MS));
     expect(Date.now() - started).toBeLessThan(JWKS_PAUSE_MS);
   });
 });
@@ -310,21 +304,21 @@ describe('a key rotation at the provider', () => {
   it('accepts the ID tokens of the new key without a restart, whether the JWKS keeps the previous key or drops it', async () => {
     const before = { keeping: await issue('keeping'), dropping: await issue('dropping') };
     const old = { keeping: await issue('keeping'), dropping: await issue('dropping') };
-    expectVerified(await idToken('keeping', before.keeping));
-    expectVerified(await idToken('dropping', before.dropping));
+    expectVerified(await sendIdToken('keeping', before.keeping));
+    expectVerified(await sendIdToken('dropping', before.dropping));
     const fetched = Date.now();
 
     await ops.keeping.rotateKey({ keepPrevious: true });
     await ops.dropping.rotateKey({ keepPrevious: false });
     const after = { keeping: await issue('keeping'), dropping: await issue('dropping') };
     for (const id of ['keeping', 'dropping'] as const) {
-      expectVerified(await untilNotProviderError(() => idToken(id, after[id]), JWKS_PAUSE_MS));
+      expectVerified(await untilNotProviderError(() => sendIdToken(id, after[id]), JWKS_PAUSE_MS));
     }
     expect(Date.now() - fetched).toBeLessThan(JWKS_PAUSE_MS + 1_000);
     // A token of the previous key: still good while the provider publishes it.
-    expectVerified(await idToken('keeping', old.keeping));
+    expectVerified(await sendIdToken('keeping', old.keeping));
     // Once the provider dropped it, a token of the previous key is refused (as a key the provider does not publish).
-    const withdrawn = await idToken('dropping', old.dropping);
+    const withdrawn = await sendIdToken('dropping', old.dropping);
     if (withdrawn.status === 401) expectProblem(withdrawn, 401, 'INVALID_CREDENTIALS');
     else expectProblem(withdrawn, 502, 'IDENTITY_PROVIDER_ERROR');
   });
@@ -342,6 +336,6 @@ describe('a key rotation at the provider', () => {
       await sleep(500);
     }
     expect(Object.keys(back)).toEqual(['result']);
-    expectVerified(await t.http.post('/api/v1/auth/oidc/exchange', { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
   });
 });

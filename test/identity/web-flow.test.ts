@@ -9,20 +9,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
-import { errorOf } from '../graphql/support.js';
+import { CompleteExternalLinkDocument, CompleteExternalSignInDocument, ExternalLinkUrlDocument, ExternalSignInUrlDocument, LinkExternalIdentityDocument } from '../generated/graphql.js';
+import { dataOf, errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
 import {
   authorizeJson,
   callbackOf,
-  COMPLETE_EXTERNAL_LINK,
-  COMPLETE_EXTERNAL_SIGN_IN,
-  EXTERNAL_LINK_URL,
-  EXTERNAL_SIGN_IN_URL,
   expectNoTokenIn,
   freePort,
-  gql,
   identityEnv,
-  LINK_EXTERNAL_IDENTITY,
   navigate,
   newServiceFaults,
   returnedTo,
@@ -33,6 +28,7 @@ import {
 import { urlsOf, useBrowser } from './flow-browser.js';
 import { inBrowser } from './provider-browser.js';
 import { startProvider, type TestProvider } from './provider.js';
+import { OIDC, sessionCount } from './support.js';
 
 
 const ACCOUNTS = {
@@ -89,9 +85,9 @@ afterAll(async () => {
   await app?.close();
 });
 
-const AUTHORIZE = '/api/v1/auth/oidc/corp/authorize';
-const EXCHANGE = '/api/v1/auth/oidc/exchange';
-const authorizeUrl = (provider = 'corp', to = returnTo) => `${base}/api/v1/auth/oidc/${provider}/authorize?returnTo=${encodeURIComponent(to)}`;
+const AUTHORIZE = `${OIDC}/corp/authorize`;
+const EXCHANGE = `${OIDC}/exchange`;
+const authorizeUrl = (provider = 'corp', to = returnTo) => `${base}${OIDC}/${provider}/authorize?returnTo=${encodeURIComponent(to)}`;
 
 /** Users in Chromium, who sign in at the test provider and come back to the frontend's sign-in page unless told. */
 const browseAs = useBrowser(() => ({ issuer: op.issuer, back: returnTo }));
@@ -114,7 +110,7 @@ describe('the web flow in Chromium', () => {
       expect(unknown.identity).toEqual({ provider: 'corp', email: 'alice@example.com', name: 'Alice Example' });
 
       const phone = newPhone();
-      const linked = await t.http.post('/api/v1/auth/oidc/link', { linkToken: unknown.linkToken, phone, code: await requestCode(t, phone) });
+      const linked = await t.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(t, phone) });
       expect(linked.status).toBe(200);
       expect(linked.body).toMatchObject({ isNewUser: true, user: { phone } });
       expect(claimsOf(linked.body.accessToken).amr).toEqual(expect.arrayContaining(['fed', 'sms']));
@@ -135,7 +131,7 @@ describe('the web flow in Chromium', () => {
 
   inBrowser('signs in by GraphQL: the URL of externalSignInUrl, completeExternalSignIn, linkExternalIdentity, then straight in', () =>
     browseAs(async (agent) => {
-      const url = (await gql(t, EXTERNAL_SIGN_IN_URL, { provider: 'corp', returnTo })).body.data.externalSignInUrl as string;
+      const url = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo })).externalSignInUrl;
       const request = new URL(url);
       expect(`${request.origin}${request.pathname}`).toBe(`${op.issuer}/auth`);
       expect(Object.fromEntries(request.searchParams)).toMatchObject({
@@ -151,24 +147,20 @@ describe('the web flow in Chromium', () => {
 
       const first = await agent();
       const back = returnedTo(await first.signIn(url, 'bob'), returnTo);
-      const unknown = errorOf(await gql(t, COMPLETE_EXTERNAL_SIGN_IN, { result: back.result }), 'PHONE_VERIFICATION_REQUIRED');
+      const unknown = errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: back.result }), 'PHONE_VERIFICATION_REQUIRED');
       expect(unknown.extensions).toMatchObject({ linkToken: expect.any(String), identity: { provider: 'corp', email: 'bob@example.com', name: 'Bob Example' } });
       const linkToken = unknown.extensions!.linkToken as string;
 
       const phone = newPhone();
-      const linked = await gql(t, LINK_EXTERNAL_IDENTITY, { linkToken, phone, code: await requestCode(t, phone) });
-      expect(linked.body.errors).toBeUndefined();
-      const account = linked.body.data.linkExternalIdentity;
+      const account = dataOf(await t.http.gql(LinkExternalIdentityDocument, { linkToken, phone, code: await requestCode(t, phone) })).linkExternalIdentity;
       expect(account).toMatchObject({ isNewUser: true, user: { phone } });
 
       const second = await agent();
-      const nextUrl = (await gql(t, EXTERNAL_SIGN_IN_URL, { provider: 'corp', returnTo })).body.data.externalSignInUrl as string;
+      const nextUrl = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo })).externalSignInUrl;
       // Each flow has its own state, nonce and PKCE challenge.
       for (const name of ['state', 'nonce', 'code_challenge']) expect(new URL(nextUrl).searchParams.get(name)).not.toBe(request.searchParams.get(name));
       const again = returnedTo(await second.signIn(nextUrl, 'bob'), returnTo);
-      const signedIn = await gql(t, COMPLETE_EXTERNAL_SIGN_IN, { result: again.result });
-      expect(signedIn.body.errors).toBeUndefined();
-      const payload = signedIn.body.data.completeExternalSignIn;
+      const payload = dataOf(await t.http.gql(CompleteExternalSignInDocument, { result: again.result })).completeExternalSignIn;
       expect(payload).toMatchObject({ isNewUser: false, user: { id: account.user.id, phone } });
       expect(claimsOf(payload.accessToken).amr).toEqual(['fed']);
 
@@ -182,7 +174,7 @@ describe('the web flow in Chromium', () => {
       const back = returnedTo(await user.signIn(authorizeUrl(), 'dave', { consent: false }), returnTo);
       expect(back).toEqual({ error: 'access_denied' });
       expect(await t.sql('select count(*)::int as n from identity_tickets')).toEqual([{ n: 0 }]);
-      expect(await t.sql('select count(*)::int as n from sessions')).toEqual([{ n: 0 }]);
+      expect(await sessionCount(t)).toBe(0);
       expect(await t.sql('select count(*)::int as n from users')).toEqual([{ n: 0 }]);
       // The flow was used up by its return: its state cannot come back with a code.
       expect(await t.sql('select count(*)::int as n from oidc_flows')).toEqual([{ n: 0 }]);
@@ -231,7 +223,7 @@ describe('the web flow in Chromium', () => {
       const first = returnedTo(await (await agent()).signIn(authorizeUrl(), 'carol'), returnTo);
       expectProblem(await t.http.post(EXCHANGE, { result: first.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
       expectProblem(await t.http.post(EXCHANGE, { result: first.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await gql(t, COMPLETE_EXTERNAL_SIGN_IN, { result: first.result }), 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: first.result }), 'INVALID_CREDENTIALS');
 
       const second = returnedTo(await (await agent()).signIn(authorizeUrl(), 'carol'), returnTo);
       const [ticket] = await t.sql<{ ttl: number }>(`select extract(epoch from expires_at - created_at)::float as ttl from identity_tickets where kind = 'result'`);
@@ -240,15 +232,15 @@ describe('the web flow in Chromium', () => {
       // Its 60 seconds pass.
       await t.sql(`update identity_tickets set expires_at = now() - interval '1 second' where kind = 'result'`);
       expectProblem(await t.http.post(EXCHANGE, { result: second.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await gql(t, COMPLETE_EXTERNAL_SIGN_IN, { result: second.result }), 'INVALID_CREDENTIALS');
-      expect(await t.sql('select count(*)::int as n from sessions')).toEqual([{ n: 0 }]);
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: second.result }), 'INVALID_CREDENTIALS');
+      expect(await sessionCount(t)).toBe(0);
     }),
   );
 
   inBrowser('completes with a form_post provider: the provider posts the code to the callback', () =>
     browseAs(async (agent) => {
       const user = await agent();
-      const url = (await authorizeJson(t, '/api/v1/auth/oidc/corp-form/authorize', returnTo)).body.url as string;
+      const url = (await authorizeJson(t, `${OIDC}/corp-form/authorize`, returnTo)).body.url as string;
       expect(new URL(url).searchParams.get('response_mode')).toBe('form_post');
       const back = returnedTo(await user.signIn(url, 'alice'), returnTo);
       const posted = user.navigations.filter((n) => n.url.startsWith(callbackOf(base, 'corp-form')));
@@ -258,11 +250,11 @@ describe('the web flow in Chromium', () => {
       const unknown = expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
       expect(unknown.identity).toEqual({ provider: 'corp-form', email: 'alice@example.com', name: 'Alice Example' });
       const phone = newPhone();
-      const linked = await t.http.post('/api/v1/auth/oidc/link', { linkToken: unknown.linkToken, phone, code: await requestCode(t, phone) });
+      const linked = await t.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(t, phone) });
       expect(linked.status).toBe(200);
 
       const second = await agent();
-      const again = returnedTo(await second.signIn((await authorizeJson(t, '/api/v1/auth/oidc/corp-form/authorize', returnTo)).body.url, 'alice'), returnTo);
+      const again = returnedTo(await second.signIn((await authorizeJson(t, `${OIDC}/corp-form/authorize`, returnTo)).body.url, 'alice'), returnTo);
       const signedIn = await t.http.post(EXCHANGE, { result: again.result });
       expect(signedIn.status).toBe(200);
       expect(signedIn.body.user.id).toBe(linked.body.user.id);
@@ -290,10 +282,10 @@ describe('returnTo', () => {
       const navigation = await navigate(authorizeUrl('idle', other));
       expect(navigation.headers.get('location')).toBeNull();
       expect(expectProblem(navigation, 400, 'VALIDATION_FAILED').fields).toHaveProperty('returnTo');
-      expectProblem(await authorizeJson(t, '/api/v1/auth/oidc/idle/authorize', other), 400, 'VALIDATION_FAILED');
-      errorOf(await gql(t, EXTERNAL_SIGN_IN_URL, { provider: 'idle', returnTo: other }), 'VALIDATION_FAILED');
+      expectProblem(await authorizeJson(t, `${OIDC}/idle/authorize`, other), 400, 'VALIDATION_FAILED');
+      errorOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'idle', returnTo: other }), 'VALIDATION_FAILED');
     }
-    expectProblem(await navigate(`${base}/api/v1/auth/oidc/idle/authorize`), 400, 'VALIDATION_FAILED');
+    expectProblem(await navigate(`${base}${OIDC}/idle/authorize`), 400, 'VALIDATION_FAILED');
     // Not a request to the provider (not even its discovery), not a flow kept.
     expect(op.requests.slice(asked)).toEqual([]);
     expect(await t.sql('select count(*)::int as n from oidc_flows')).toEqual([{ n: 0 }]);
@@ -393,20 +385,19 @@ describe('the signed-in link flow in Chromium', () => {
     browseAs(async (agent) => {
       const owner = await signInWithCode(t);
       const intruder = await signInWithCode(t);
-      const url = (await gql(t, EXTERNAL_LINK_URL, { provider: 'corp', returnTo: linkReturnTo }, owner.accessToken)).body.data.externalLinkUrl as string;
+      const url = dataOf(await t.http.gql(ExternalLinkUrlDocument, { provider: 'corp', returnTo: linkReturnTo }, { token: owner.accessToken })).externalLinkUrl;
       const back = returnedTo(await (await agent()).signIn(url, 'dave', { back: linkReturnTo }), linkReturnTo);
 
       expectProblem(await t.http.post(LINK_EXCHANGE, { result: back.result }, { token: intruder.accessToken }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await gql(t, COMPLETE_EXTERNAL_LINK, { result: back.result }, intruder.accessToken), 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalLinkDocument, { result: back.result }, { token: intruder.accessToken }), 'INVALID_CREDENTIALS');
       // Not PHONE_VERIFICATION_REQUIRED: that would hand out a link token for the owner's identity.
       expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await gql(t, COMPLETE_EXTERNAL_SIGN_IN, { result: back.result }), 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: back.result }), 'INVALID_CREDENTIALS');
       expect((await t.http.get('/api/v1/users/me/identities', { token: intruder.accessToken })).body).toEqual([]);
       expect(await t.sql(`select count(*)::int as n from identity_tickets where kind = 'link'`)).toEqual([{ n: 0 }]);
 
-      const linked = await gql(t, COMPLETE_EXTERNAL_LINK, { result: back.result }, owner.accessToken);
-      expect(linked.body.errors).toBeUndefined();
-      expect(linked.body.data.completeExternalLink).toMatchObject({ provider: 'corp', email: 'dave@example.com' });
+      const linked = dataOf(await t.http.gql(CompleteExternalLinkDocument, { result: back.result }, { token: owner.accessToken })).completeExternalLink;
+      expect(linked).toMatchObject({ provider: 'corp', email: 'dave@example.com' });
     }),
   );
 
