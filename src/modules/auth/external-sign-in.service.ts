@@ -46,14 +46,17 @@ export class ExternalSignInService {
     private readonly settings: ExternalSignInSettings,
   ) {}
 
-  /** The provider's authorization URL of a new web flow returning to `returnTo` (one of OIDC_RETURN_URLS). */
-  authorizationUrl(provider: string, returnTo: string, client: ClientInfo): Promise<string> {
-    return this.deps.identities.authorizationUrl(provider, returnTo, client);
+  /**
+   * The provider's authorization URL of a new web flow returning to `returnTo` (one of
+   * OIDC_RETURN_URLS); with `codeChallenge`, its result is exchanged with the verifier only.
+   */
+  authorizationUrl(provider: string, returnTo: string, client: ClientInfo, codeChallenge?: string): Promise<string> {
+    return this.deps.identities.authorizationUrl(provider, returnTo, client, undefined, codeChallenge);
   }
 
-  /** Signs in with the identity of a web flow's one-time result. */
-  completeWebFlow(result: string, client: ClientInfo): Promise<AuthPayload> {
-    return this.deps.signIns.counted('oidc', async () => this.signIn(await this.deps.identities.takeSignInResult(result), client));
+  /** Signs in with the identity of a web flow's one-time result (and the verifier of its challenge, if it had one). */
+  completeWebFlow(result: string, codeVerifier: string | undefined, client: ClientInfo): Promise<AuthPayload> {
+    return this.deps.signIns.counted('oidc', async () => this.signIn(await this.deps.identities.takeSignInResult(result, codeVerifier), client));
   }
 
   /** Signs in with a platform SDK's ID token. */
