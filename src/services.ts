@@ -9,6 +9,12 @@ import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { ExternalSignInService } from './modules/auth/external-sign-in.service.js';
+import { SignIns } from './modules/auth/sign-ins.js';
+import { IdentityRepository } from './modules/identity/identity.repository.js';
+import { IdentityService } from './modules/identity/identity.service.js';
+import { PendingIdentityFlows } from './modules/identity/pending-identity-flows.js';
+import { Provider } from './modules/identity/providers.js';
 import { Authenticator } from './modules/auth/authenticator.js';
 import { SmsFraudGuard } from './modules/auth/sms-fraud-guard.js';
 import { createSmsProvider, type SmsProvider } from './modules/auth/sms/index.js';
@@ -53,6 +59,10 @@ import { AppError, ErrorCode } from './shared/errors/app-error.js';
 
 export interface Services {
   auth: AuthService;
+  /** Sign-in through external OpenID Connect providers. */
+  externalSignIn: ExternalSignInService;
+  /** The external identities: web flows, ID tokens, the signed-in user's linked identities. */
+  identities: IdentityService;
   authenticator: Authenticator;
   accounts: AccountService;
   /** TOTP and recovery codes of the signed-in user; the second factor of sign-in. */
@@ -146,7 +156,8 @@ export async function createServices(
   // Beneath the services that use them (accounts, the second factor, passkeys): what the MFA and
   // passkey modules count and end for the others.
   const passkeyRecords = new PasskeyRecords(passkeyRepository);
-  const pendingSignIns = allPendingSignIns([new PendingMfaTokens(mfaRepository), passkeyRecords]);
+  const identityRepository = new IdentityRepository(db);
+  const pendingSignIns = allPendingSignIns([new PendingMfaTokens(mfaRepository), passkeyRecords, new PendingIdentityFlows(identityRepository)]);
   const accounts = new AccountService({
     db,
     accounts: new AccountRepository(db),
@@ -184,22 +195,38 @@ export async function createServices(
     { db, passkeys: passkeyRepository, accounts, events, limiter, failures: new SignInFailureLog(limiter, events), stepUp: mfa, logger },
     config.webauthn,
   );
+  const identities = new IdentityService(
+    {
+      db,
+      identities: identityRepository,
+      providers: config.identity.providers.map((provider) => new Provider(provider, { timeoutMs: config.identity.timeoutMs, publicUrl: config.identity.publicUrl, logger })),
+      accounts,
+      events,
+      webhooks,
+      limiter,
+      stepUp: mfa,
+    },
+    { returnUrls: config.identity.returnUrls, failuresPerIpDaily: config.loginFailures.perIpDaily },
+  );
+  const signIns = new SignIns(
+    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics },
+    { refreshTtlSeconds: config.tokens.refreshTtlSeconds },
+  );
   const auth = new AuthService(
     {
       db,
       accounts,
       codes,
       sessions,
-      tokens,
       hasher,
       limiter,
       passwords,
       sms,
       smsGuard,
       events,
-      metrics,
       secondFactors: mfa,
       passkeys,
+      signIns,
       pendingSignIns,
     },
     {
@@ -207,13 +234,18 @@ export async function createServices(
       registrationEnabled: config.registrationEnabled,
       codeTtlSeconds: config.code.ttlSeconds,
       sendCode: config.sendCode,
-      refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     },
+  );
+  const externalSignIn = new ExternalSignInService(
+    { db, accounts, identities, signIns },
+    { defaultPhoneRegion: config.defaultPhoneRegion, registrationEnabled: config.registrationEnabled },
   );
   const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);
   const statsRepository = new StatsRepository(db);
   return {
     auth,
+    externalSignIn,
+    identities,
     authenticator: new Authenticator(tokens, sessions),
     accounts,
     mfa,
@@ -224,7 +256,11 @@ export async function createServices(
       events,
       audit,
       webhooks,
-      factors: { totpEnabledOf: (ids) => mfa.totpEnabledOf(ids), passkeyCountsOf: (ids) => passkeys.countsOf(ids) } satisfies FactorSummaries,
+      factors: {
+        totpEnabledOf: (ids) => mfa.totpEnabledOf(ids),
+        passkeyCountsOf: (ids) => passkeys.countsOf(ids),
+        identitiesOf: (ids) => identities.listForUsers(ids),
+      } satisfies FactorSummaries,
       pendingSignIns,
     }),
     sessions,
@@ -240,7 +276,7 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, mfa, passkeys, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, mfa, passkeys, identities, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

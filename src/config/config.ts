@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
+import { parseIdentity, type IdentityConfig } from './identity-providers.js';
 import { commaList } from './list.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
 import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
@@ -106,6 +107,10 @@ const envSchema = z.object({
     .default('localhost'),
   WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Meeting'),
   WEBAUTHN_ORIGINS: z.string().optional(),
+  IDENTITY_PROVIDERS: z.string().optional(),
+  PUBLIC_URL: z.string().optional(),
+  OIDC_RETURN_URLS: z.string().default(''),
+  OIDC_TIMEOUT_MS: int(100, 60_000).default(5000),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -187,6 +192,8 @@ export interface Config {
   mfa: { encryptionKey?: string; totpIssuer: string; failuresPerAccountHourly: number };
   /** Passkeys: the relying party and the origins whose ceremonies are accepted. */
   webauthn: { rpId: string; rpName: string; origins: string[] };
+  /** Sign-in through external OpenID Connect providers; none configured: the routes answer NOT_FOUND for every provider. */
+  identity: IdentityConfig;
 }
 
 /** Raised when the environment does not describe a runnable service; lists every bad key. */
@@ -277,6 +284,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     problems.push('GRAPHQL_EXPLORER: must be off when NODE_ENV=production');
   }
   const tracing = parseTracing(e, problems);
+  const identity = parseIdentity({ providers: e.IDENTITY_PROVIDERS, publicUrl: e.PUBLIC_URL, returnUrls: e.OIDC_RETURN_URLS, port: e.PORT, timeoutMs: e.OIDC_TIMEOUT_MS }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return deepFreeze({
@@ -355,6 +363,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       failuresPerAccountHourly: e.MFA_FAILURES_PER_ACCOUNT_HOURLY,
     },
     webauthn: { rpId: e.WEBAUTHN_RP_ID, rpName: e.WEBAUTHN_RP_NAME, origins: webauthnOrigins },
+    identity,
   });
 }
 

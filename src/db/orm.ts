@@ -36,6 +36,11 @@ import { Migration20261125070000 } from './migrations/Migration20261125070000.js
 import { Migration20261125080000 } from './migrations/Migration20261125080000.js';
 import { Migration20261126090000 } from './migrations/Migration20261126090000.js';
 import { Migration20261126091000 } from './migrations/Migration20261126091000.js';
+import { Migration20261126100000 } from './migrations/Migration20261126100000.js';
+import { ExternalIdentity } from '../modules/identity/identity.entity.js';
+import { IdentityTicket } from '../modules/identity/identity-ticket.entity.js';
+import { OidcFlow } from '../modules/identity/oidc-flow.entity.js';
+import { UsedIdToken } from '../modules/identity/used-id-token.entity.js';
 
 export interface OrmOptions {
   url: string;
@@ -69,13 +74,14 @@ const migrations = [
   { name: 'Migration20261125080000', class: Migration20261125080000 },
   { name: 'Migration20261126090000', class: Migration20261126090000 },
   { name: 'Migration20261126091000', class: Migration20261126091000 },
+  { name: 'Migration20261126100000', class: Migration20261126100000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge, ExternalIdentity, OidcFlow, IdentityTicket, UsedIdToken];
 
 function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
   return defineConfig({

@@ -10,9 +10,10 @@ import { PublicConfigResolver } from '../modules/public-config/public-config.res
 import { SecurityEventResolver } from '../modules/security-event/security-event.resolver.js';
 import { SessionResolver } from '../modules/session/session.resolver.js';
 import { PasskeyResolver } from '../modules/passkey/passkey.resolver.js';
+import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver, IdentityResolver] as const;
 
 export async function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.

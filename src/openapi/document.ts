@@ -11,6 +11,7 @@ import {
   SendCodeSchema,
   VerifyMfaSchema,
 } from '../modules/auth/auth.inputs.js';
+import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ResultSchema } from '../modules/identity/identity.inputs.js';
 import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
 import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
@@ -22,6 +23,7 @@ import {
   AuditLogJson,
   AuthPayloadJson,
   HealthJson,
+  IdentityJson,
   JwksJson,
   MfaStatusJson,
   PasskeyJson,
@@ -126,6 +128,37 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/auth/logout', summary: 'Revoke the current session, or all of them', auth: 'bearer', body: LogoutSchema,
     ok: { status: 204, description: 'Revoked' }, errors: ['VALIDATION_FAILED', ...BEARER],
   },
+  {
+    method: 'get', path: '/api/v1/auth/oidc/{provider}/authorize', summary: "Start a sign-in at an external provider (web flow): a redirect to the provider's authorization URL", auth: 'none',
+    query: [
+      { name: 'returnTo', description: 'Where the browser comes back with ?result= or ?error=: one of OIDC_RETURN_URLS, exactly', schema: { type: 'string', maxLength: 2048 } },
+      { name: 'codeChallenge', description: 'Recommended: the S256 challenge (base64url SHA-256) of a verifier the frontend keeps; the result is then exchanged with that verifier only', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+    ],
+    ok: { status: 302, description: "To the provider (with Accept: application/json, 200 { url } instead)" },
+    errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED'],
+  },
+  ...(['get', 'post'] as const).map((method) => ({
+    method, path: '/api/v1/auth/oidc/{provider}/callback', auth: 'none' as const,
+    summary: method === 'get' ? "The provider's return (query): a redirect to returnTo with ?result= or ?error=" : "The provider's return (a form, response_mode=form_post): as the GET",
+    query: method === 'get' ? [{ name: 'state', description: 'The flow it ends', schema: { type: 'string' } }, { name: 'code', description: 'The code to exchange', schema: { type: 'string' } }, { name: 'error', description: "The provider's refusal", schema: { type: 'string' } }] : undefined,
+    ok: { status: 302, description: 'To returnTo, with a one-time result (60 s) or an error; never a token' },
+    errors: ['VALIDATION_FAILED', 'NOT_FOUND'] as ErrorCode[],
+  })),
+  {
+    method: 'post', path: '/api/v1/auth/oidc/exchange', summary: "Sign in with a web flow's one-time result (and the verifier of its codeChallenge)", auth: 'none', body: ExchangeSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CREDENTIALS', 'PHONE_VERIFICATION_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/oidc/{provider}/id-token', summary: "Sign in with a platform SDK's ID token (native flow)", auth: 'none', body: IdTokenSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
+    errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'INVALID_CREDENTIALS', 'PHONE_VERIFICATION_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/oidc/link', summary: "Link an identity no account has to a phone's account (created when there is none) with the phone's login code, and sign in", auth: 'none', body: LinkByPhoneSchema,
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in (isNewUser when the account was created)' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'IDENTITY_ALREADY_LINKED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+  },
   { method: 'get', path: '/api/v1/users/me', summary: 'The signed-in user', auth: 'bearer', ok: { status: 200, schema: UserJson, description: 'The user' }, errors: BEARER },
   {
     method: 'patch', path: '/api/v1/users/me', summary: 'Update the profile', auth: 'bearer', body: UpdateProfileSchema,
@@ -199,6 +232,30 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'delete', path: '/api/v1/users/me/passkeys/{id}', summary: 'Remove a passkey', auth: 'bearer',
     ok: { status: 204, description: 'Removed; it signs in no more' }, errors: ['NOT_FOUND', 'MFA_REQUIRED', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/users/me/identities', summary: "The signed-in user's external identities, oldest link first", auth: 'bearer',
+    ok: { status: 200, schema: z.array(IdentityJson), description: 'Identities' }, errors: BEARER,
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/identities/{provider}/id-token', summary: "Link the identity of a platform SDK's ID token", auth: 'bearer', body: IdTokenSchema,
+    ok: { status: 201, schema: IdentityJson, description: 'Linked' },
+    errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'INVALID_CREDENTIALS', 'IDENTITY_ALREADY_LINKED', 'MFA_REQUIRED', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/users/me/identities/{provider}/authorize', summary: 'Start linking an identity through a web flow', auth: 'bearer',
+    query: [{ name: 'returnTo', description: 'One of OIDC_RETURN_URLS, exactly', schema: { type: 'string', maxLength: 2048 } }],
+    ok: { status: 302, description: 'To the provider (with Accept: application/json, 200 { url } instead)' },
+    errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'MFA_REQUIRED', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/identities/exchange', summary: "Link the identity of a link flow's one-time result", auth: 'bearer', body: ResultSchema,
+    ok: { status: 201, schema: IdentityJson, description: 'Linked' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CREDENTIALS', 'IDENTITY_ALREADY_LINKED', 'MFA_REQUIRED', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/identities/{provider}', summary: "Unlink the account's identity at a provider (always allowed)", auth: 'bearer',
+    ok: { status: 204, description: 'Unlinked' }, errors: ['NOT_FOUND', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/avatars/{key}', summary: 'An avatar image (immutable; ETag)', auth: 'none',

@@ -23,6 +23,15 @@ export const UserJson = z
   });
 export type UserJson = z.infer<typeof UserJson>;
 
+export const IdentityJson = z.object({
+  provider: z.string().describe("The provider's id (IDENTITY_PROVIDERS)"),
+  email: z.string().nullable().describe("The provider's email of the identity, shown only: nothing links or signs in by it"),
+  name: z.string().nullable().describe("The provider's name of the identity"),
+  linkedAt: timestamp,
+  lastUsedAt: timestamp.nullable().describe('The last sign-in with it; null before the first'),
+});
+export type IdentityJson = z.infer<typeof IdentityJson>;
+
 export const AdminUserJson = UserJson.extend({
   status: z.enum(['ACTIVE', 'BLOCKED']),
   blockedAt: timestamp.nullable(),
@@ -30,6 +39,7 @@ export const AdminUserJson = UserJson.extend({
   activeSessions: z.int().describe('Live sessions'),
   mfaEnabled: z.boolean().describe('Whether TOTP is on (the secret and recovery codes are never shown)'),
   passkeys: z.int().describe('Passkeys registered'),
+  identities: z.array(IdentityJson).describe("The external providers' identities linked to the account"),
 });
 export type AdminUserJson = z.infer<typeof AdminUserJson>;
 
@@ -75,6 +85,7 @@ export const PublicConfigJson = z
       loginMethods: z.array(z.string()),
     }),
     avatar: z.object({ maxBytes: z.int(), acceptedTypes: z.array(z.string()) }),
+    identityProviders: z.array(z.object({ id: z.string(), name: z.string() })).describe('The external OpenID Connect providers to offer, in order'),
   });
 export type PublicConfigJson = z.infer<typeof PublicConfigJson>;
 
@@ -110,6 +121,7 @@ const SecurityEventJson = z.object({
   id: z.string().describe('Increasing with time'),
   type: z.enum(SecurityEventType),
   method: z.enum(SignInMethod).nullable().describe('On sign-ins'),
+  provider: z.string().nullable().describe("The external identity provider's id: on OIDC sign-ins, IDENTITY_LINKED and IDENTITY_UNLINKED"),
   at: timestamp,
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),

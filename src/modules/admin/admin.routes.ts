@@ -8,6 +8,7 @@ import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
 import { userToJson } from '../account/user.rest.js';
+import { identityToJson } from '../identity/identity.routes.js';
 import type { AuditEntryView } from '../audit/audit-log.service.js';
 import { SecurityEventsQuerySchema } from '../security-event/security-event.inputs.js';
 import { securityEventListToJson } from '../security-event/security-event.routes.js';
@@ -25,6 +26,7 @@ function adminUserToJson(user: AdminUserView): AdminUserJson {
     activeSessions: user.activeSessions,
     mfaEnabled: user.mfaEnabled,
     passkeys: user.passkeys,
+    identities: user.identities.map(identityToJson),
   };
 }
 

@@ -3,6 +3,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { toPage, type Page, type Paged } from '../../shared/pagination.js';
 import type { Uuid } from '../../shared/ids.js';
+import type { IdentityView } from '../identity/identity.service.js';
 import type { AccountService, OperatorView } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { Role } from '../account/role.js';
@@ -27,12 +28,16 @@ export interface AdminUserView extends OperatorView {
   activeSessions: number;
   mfaEnabled: boolean;
   passkeys: number;
+  /** The external providers' identities linked to the account. */
+  identities: IdentityView[];
 }
 
 /** Which accounts have TOTP on and how many passkeys each has, a page of accounts at a time. */
 export interface FactorSummaries {
   totpEnabledOf(userIds: string[]): Promise<Set<string>>;
   passkeyCountsOf(userIds: string[]): Promise<Map<string, number>>;
+  /** The external identities of each account (absent: none). */
+  identitiesOf(userIds: string[]): Promise<Map<string, IdentityView[]>>;
 }
 
 export interface AdminDependencies {
@@ -88,13 +93,19 @@ export class AdminService {
         if (exact && (await this.deps.accounts.lock(user.id))) await this.recordReading(principal, user, 'details', client, { via: 'search' });
       }
       const ids = shown.map(({ user }) => user.id);
-      const [live, totp, passkeys] = await Promise.all([
+      const [live, totp, passkeys, identities] = await Promise.all([
         this.deps.sessions.countLiveOf(ids),
         this.deps.factors.totpEnabledOf(ids),
         this.deps.factors.passkeyCountsOf(ids),
+        this.deps.factors.identitiesOf(ids),
       ]);
       return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) =>
-        toAdminView(user, { activeSessions: live.get(user.id) ?? 0, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 }),
+        toAdminView(user, {
+          activeSessions: live.get(user.id) ?? 0,
+          mfaEnabled: totp.has(user.id),
+          passkeys: passkeys.get(user.id) ?? 0,
+          identities: identities.get(user.id) ?? [],
+        }),
       );
     };
     return this.deps.accounts.namesOneAccount(filter.text) ? this.deps.db.transaction(find) : find();
@@ -283,16 +294,17 @@ export class AdminService {
 
   private async adminView(user: OperatorView): Promise<AdminUserView> {
     const { sessions, factors } = this.deps;
-    const [activeSessions, totp, passkeys] = await Promise.all([
+    const [activeSessions, totp, passkeys, identities] = await Promise.all([
       sessions.countLive(user.id),
       factors.totpEnabledOf([user.id]),
       factors.passkeyCountsOf([user.id]),
+      factors.identitiesOf([user.id]),
     ]);
-    return toAdminView(user, { activeSessions, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0 });
+    return toAdminView(user, { activeSessions, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0, identities: identities.get(user.id) ?? [] });
   }
 }
 
-function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSessions' | 'mfaEnabled' | 'passkeys'>): AdminUserView {
+function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSessions' | 'mfaEnabled' | 'passkeys' | 'identities'>): AdminUserView {
   return { ...user, status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE, ...counts };
 }
 

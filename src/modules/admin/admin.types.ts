@@ -1,6 +1,7 @@
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
+import { IdentityType } from '../identity/identity.types.js';
 import { AuditAction } from '../audit/audit-action.js';
 import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import { connectionOf, type Connection } from '../../graphql/connection.js';
@@ -29,6 +30,9 @@ export class AdminUserType extends UserType {
 
   @Field(() => Int, { description: 'Passkeys registered' })
   passkeys!: number;
+
+  @Field(() => [IdentityType], { description: "The external providers' identities linked to the account" })
+  identities!: IdentityType[];
 }
 
 export const AdminUserConnectionType = connectionOf('AdminUser', AdminUserType, 'Accounts found by an operator, newest first');

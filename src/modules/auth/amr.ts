@@ -3,10 +3,11 @@ import { SignInMethod } from '../security-event/security-event-type.js';
 /**
  * Authentication method references (RFC 8176) of an access token's `amr` claim: how its session was
  * signed in. `sms` an SMS code, `pwd` a password, `otp` a TOTP or recovery code, `hwk` a passkey
- * (a proof of possession of a hardware-bound key), `mfa` two factors. A session keeps its methods, so
- * every token refreshed from it carries the same claim.
+ * (a proof of possession of a hardware-bound key), `fed` an external identity provider (federated
+ * authentication), `mfa` two factors. A session keeps its methods, so every token refreshed from it
+ * carries the same claim.
  */
-export type Amr = 'sms' | 'pwd' | 'otp' | 'hwk' | 'mfa';
+export type Amr = 'sms' | 'pwd' | 'otp' | 'hwk' | 'fed' | 'mfa';
 
 /** The methods of a sign-in by one factor. */
 export function firstFactorAmr(method: SignInMethod): Amr[] {
@@ -17,6 +18,8 @@ export function firstFactorAmr(method: SignInMethod): Amr[] {
       return ['pwd'];
     case SignInMethod.PASSKEY:
       return ['hwk'];
+    case SignInMethod.OIDC:
+      return ['fed'];
   }
 }
 

@@ -11,7 +11,8 @@ import {
   SendCodeSchema,
   VerifyMfaSchema,
 } from './auth.inputs.js';
-import type { AuthPayload, SendCodeResult } from './auth.service.js';
+import type { SendCodeResult } from './auth.service.js';
+import type { AuthPayload } from './sign-ins.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
 import { PasskeyLoginOptionsType } from '../passkey/passkey.types.js';
 import { JsonScalar } from '../../graphql/json-scalar.js';

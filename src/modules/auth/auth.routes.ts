@@ -15,7 +15,7 @@ import {
   SendCodeSchema,
   VerifyMfaSchema,
 } from './auth.inputs.js';
-import type { AuthPayload } from './auth.service.js';
+import type { AuthPayload } from './sign-ins.js';
 import type { Principal } from '../account/principal.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
 

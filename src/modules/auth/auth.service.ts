@@ -1,43 +1,29 @@
 import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
-import { toAppError } from '../../shared/errors/normalize.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
-import { unauthenticated, type AccessTokens } from '../../shared/tokens/access-token.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
 import type { Database } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { accountBlocked, type AccountService } from '../account/account.service.js';
 import { defaultNickname, normaliseNickname } from '../account/nickname.js';
-import type { UserView } from '../account/user.view.js';
 import type { CodeLoginInput, PasswordLoginInput, RegisterInput, ResetPasswordInput, SendCodeInput } from './auth.inputs.js';
-import { NO_AUTH_METRICS, type AuthMetrics, type SignInMetricMethod } from './auth-metrics.js';
 import type { PasswordCheck } from './password-check.js';
 import { CodePurpose } from './code-purpose.js';
 import { SecurityEventType, SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
-import type { IssuedRefresh, SessionService } from '../session/session.service.js';
+import type { SessionService } from '../session/session.service.js';
 import type { Principal } from '../account/principal.js';
 import type { Uuid } from '../../shared/ids.js';
-import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { SmsFraudGuard } from './sms-fraud-guard.js';
 import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
-import { firstFactorAmr, type Amr } from './amr.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 import type { PasskeySignIn, SecondFactors } from './second-factor.js';
+import { codeGone, invalidCredentials, type AuthPayload, type SignIns } from './sign-ins.js';
 import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
-
-export interface AuthPayload {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  refreshToken: string;
-  refreshExpiresIn: number;
-  isNewUser: boolean;
-  user: UserView;
-}
 
 export interface SendCodeResult {
   expiresIn: number;
@@ -49,7 +35,6 @@ export interface AuthSettings {
   registrationEnabled: boolean;
   codeTtlSeconds: number;
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
-  refreshTtlSeconds: number;
 }
 
 export interface AuthDependencies {
@@ -57,20 +42,19 @@ export interface AuthDependencies {
   accounts: AccountService;
   codes: VerificationCodeService;
   sessions: SessionService;
-  tokens: AccessTokens;
   hasher: PasswordHasher;
   limiter: RateLimiter;
   passwords: PasswordCheck;
   sms: SmsProvider;
   smsGuard: SmsFraudGuard;
   events: SecurityEventService;
-  /** TOTP and recovery codes: asked after every right first factor of an account that has them on. */
+  /** TOTP and recovery codes: the second step of a sign-in that answered MFA_REQUIRED. */
   secondFactors: SecondFactors;
   passkeys: PasskeySignIn;
+  /** The end every sign-in shares: the session, the event, the tokens. */
+  signIns: SignIns;
   /** Half-finished sign-ins, ended with a reset. */
   pendingSignIns: PendingSignIns;
-  /** Sign-ins counted by method and outcome; none when metrics are off. */
-  metrics?: AuthMetrics;
 }
 
 const HOUR = 3600;
@@ -78,15 +62,13 @@ const DAY = 86400;
 
 /** Sign-in, registration, token and session-ending use cases; knows nothing of HTTP or GraphQL. */
 export class AuthService {
-  private readonly failures: SignInFailureLog;
-  private readonly metrics: AuthMetrics;
+  private readonly signIns: SignIns;
 
   constructor(
     private readonly deps: AuthDependencies,
     private readonly settings: AuthSettings,
   ) {
-    this.failures = new SignInFailureLog(deps.limiter, deps.events);
-    this.metrics = deps.metrics ?? NO_AUTH_METRICS;
+    this.signIns = deps.signIns;
   }
 
   /**
@@ -151,27 +133,27 @@ export class AuthService {
    * the holder of a valid code (a wrong one answers INVALID_CODE for every phone).
    */
   loginWithCode(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('code', () => this.codeSignIn(input, client));
+    return this.signIns.counted('code', () => this.codeSignIn(input, client));
   }
 
   private async codeSignIn(input: CodeLoginInput, client: ClientInfo): Promise<AuthPayload> {
     const { accounts } = this.deps;
     const phone = this.phone(input.phone);
     const existing = await accounts.findByPhone(phone.e164);
-    await this.consumeToSignIn(phone, CodePurpose.LOGIN, input.code, existing, client);
-    if (existing) return this.signIn(existing.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
+    await this.signIns.consumeCode(phone, CodePurpose.LOGIN, input.code, existing, client);
+    if (existing) return this.signIns.complete(existing.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
-    if (created) return this.signIn(created.id, SignInMethod.CODE, client, { isNewUser: true });
+    if (created) return this.signIns.complete(created.id, SignInMethod.CODE, client, { isNewUser: true });
     // Created by a concurrent request between our lookup and insert: sign in to that account.
     const raced = await accounts.findByPhone(phone.e164);
     if (!raced) throw codeGone();
-    return this.signIn(raced.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
+    return this.signIns.complete(raced.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
   }
 
   /** Unknown phone, wrong password and code-only account fail alike (see PasswordCheck). */
   loginWithPassword(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('password', () => this.passwordSignIn(input, client));
+    return this.signIns.counted('password', () => this.passwordSignIn(input, client));
   }
 
   private async passwordSignIn(input: PasswordLoginInput, client: ClientInfo): Promise<AuthPayload> {
@@ -179,10 +161,10 @@ export class AuthService {
     const user = await this.deps.accounts.findByPhone(phone.e164);
     const ok = await this.deps.passwords.verify(phone.e164, client.ip, input.password, user?.passwordHash);
     if (!user || !ok) {
-      await this.failures.record(SignInMethod.PASSWORD, phone.e164, user, client);
+      await this.signIns.recordFailure(SignInMethod.PASSWORD, phone.e164, user, client);
       throw invalidCredentials();
     }
-    return this.signIn(user.id, SignInMethod.PASSWORD, client, { isNewUser: false, gate: true });
+    return this.signIns.complete(user.id, SignInMethod.PASSWORD, client, { isNewUser: false, gate: true });
   }
 
   /**
@@ -221,13 +203,13 @@ export class AuthService {
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
     const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
     // No account is named: a registration's failure is no attempt on the account of the phone.
-    await this.consumeToSignIn(phone, CodePurpose.REGISTER, input.code, undefined, client);
+    await this.signIns.consumeCode(phone, CodePurpose.REGISTER, input.code, undefined, client);
     if (await accounts.findByPhone(phone.e164)) throw taken();
     const passwordHash = await hasher.hash(input.password);
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname, passwordHash });
     if (!created) throw taken();
     // The code proved the phone: a registration is a sign-in by code.
-    return this.signIn(created.id, SignInMethod.CODE, client, { isNewUser: true });
+    return this.signIns.complete(created.id, SignInMethod.CODE, client, { isNewUser: true });
   }
 
   /**
@@ -236,11 +218,11 @@ export class AuthService {
    * them and gets fresh tokens.
    */
   verifyMfa(mfaToken: string, code: string, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('mfa', () =>
+    return this.signIns.counted('mfa', () =>
       this.deps.secondFactors.verify(mfaToken, code, client, (passed) =>
         passed.kind === 'step-up'
-          ? this.stepUp(passed.userId, passed.sessionId, passed.amr)
-          : this.signIn(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr }),
+          ? this.signIns.stepUp(passed.userId, passed.sessionId, passed.amr)
+          : this.signIns.complete(passed.userId, passed.method, client, { isNewUser: false, amr: passed.amr, external: passed.external }),
       ),
     );
   }
@@ -252,9 +234,9 @@ export class AuthService {
 
   /** Signs in with a passkey: a possession factor with user verification, so no second factor is asked. */
   loginWithPasskey(challengeId: string, response: AuthenticationResponseInput, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('passkey', async () => {
+    return this.signIns.counted('passkey', async () => {
       const { userId } = await this.deps.passkeys.verify(challengeId, response, client);
-      return this.signIn(userId, SignInMethod.PASSKEY, client, { isNewUser: false });
+      return this.signIns.complete(userId, SignInMethod.PASSKEY, client, { isNewUser: false });
     });
   }
 
@@ -263,14 +245,14 @@ export class AuthService {
    * (reuse detection), recorded with the revocation.
    */
   refresh(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
-    return this.counted('refresh', () => this.rotate(refreshToken, client));
+    return this.signIns.counted('refresh', () => this.rotate(refreshToken, client));
   }
 
   private async rotate(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
     const { db, accounts, sessions, events } = this.deps;
     const rotation = await sessions.rotate(refreshToken);
     if (rotation.outcome === 'rotated') {
-      return this.payload(rotation.issued, await accounts.getSignInable(rotation.issued.userId), false);
+      return this.signIns.payload(rotation.issued, await accounts.getSignInable(rotation.issued.userId), false);
     }
     if (rotation.outcome === 'reused') {
       const { sessionId, userId } = rotation;
@@ -311,18 +293,6 @@ export class AuthService {
     });
   }
 
-  /** Counts the sign-in's outcome (registration is not a sign-in here: it creates the account). */
-  private async counted(method: SignInMetricMethod, attempt: () => Promise<AuthPayload>): Promise<AuthPayload> {
-    try {
-      const payload = await attempt();
-      this.metrics.signIn(method, 'success');
-      return payload;
-    } catch (error) {
-      this.metrics.signIn(method, toAppError(error).code);
-      throw error;
-    }
-  }
-
   /** The provider's send; whatever it throws is an SmsDeliveryError (unknown failures: maybe sent). */
   private async deliver(message: SmsMessage): Promise<void> {
     try {
@@ -336,84 +306,4 @@ export class AuthService {
   private phone(raw: string): Phone {
     return parsePhone(raw, this.settings.defaultPhoneRegion);
   }
-
-  /**
-   * The login count, the session and the SIGN_IN event, in one transaction. The count comes first:
-   * its update locks the account's row until the commit, so a deletion running meanwhile either
-   * finished before (no row: the sign-in fails as its code or password would, never with a session
-   * on a missing account) or waits for this sign-in and then ends its session with the account.
-   *
-   * `gate`: a first factor alone, so an account with a second factor on answers MFA_REQUIRED with an
-   * mfaToken instead (a blocked one ACCOUNT_BLOCKED, as it would without). `amr`: the methods of a
-   * sign-in by more than `method`.
-   */
-  private async signIn(
-    userId: string,
-    method: SignInMethod,
-    client: ClientInfo,
-    { isNewUser, gate = false, amr = firstFactorAmr(method) }: { isNewUser: boolean; gate?: boolean; amr?: Amr[] },
-  ): Promise<AuthPayload> {
-    const { db, sessions, accounts, events, secondFactors } = this.deps;
-    if (gate) {
-      const challenge = await secondFactors.challenge(userId, method, amr, client);
-      if (challenge) {
-        if (await accounts.isBlocked(userId)) throw accountBlocked();
-        throw new AppError(ErrorCode.MFA_REQUIRED, 'A second factor is needed to finish signing in', { details: { ...challenge } });
-      }
-    }
-    const [issued, user] = await db.transaction(async () => {
-      const account = await accounts.recordSignIn(userId);
-      if (!account) throw method === SignInMethod.CODE ? codeGone() : invalidCredentials();
-      const session = await sessions.create(userId, client, method.toLowerCase(), amr);
-      await events.record({ type: SecurityEventType.SIGN_IN, method, userId, phone: account.phone, sessionId: session.sessionId, client });
-      return [session, account] as const;
-    });
-    return this.payload(issued, user, isNewUser);
-  }
-
-  /**
-   * A step-up's upgrade, in the transaction that spends its code: the same session, its methods
-   * completed and proven now, with a new access token and a new refresh token. No sign-in is counted
-   * and no event written: no session begins, and the change the step-up was for records its own.
-   */
-  private async stepUp(userId: string, sessionId: string, added: readonly Amr[]): Promise<AuthPayload> {
-    const { sessions, accounts } = this.deps;
-    const issued = await sessions.stepUp(sessionId, userId, added);
-    // Ended (or its account blocked) since the token was looked at: a dead token, and nothing spent.
-    if (!issued) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
-    return this.payload(issued, await accounts.getSignInable(userId), false);
-  }
-
-  /** Uses the code; a wrong one is a failed sign-in, recorded (see SignInFailureLog) before INVALID_CODE goes back. */
-  private async consumeToSignIn(phone: Phone, purpose: CodePurpose, code: string, account: FailedAccount | undefined, client: ClientInfo): Promise<void> {
-    try {
-      await this.deps.codes.consume(phone.e164, purpose, code, client.ip);
-    } catch (error) {
-      if (error instanceof AppError && error.code === ErrorCode.INVALID_CODE) {
-        await this.failures.record(SignInMethod.CODE, phone.e164, account, client);
-      }
-      throw error;
-    }
-  }
-
-  private async payload(issued: IssuedRefresh, user: UserView, isNewUser: boolean): Promise<AuthPayload> {
-    return {
-      accessToken: await this.deps.tokens.sign({ userId: issued.userId, sessionId: issued.sessionId, amr: issued.amr, authTime: issued.authTime }),
-      tokenType: 'Bearer',
-      expiresIn: this.deps.tokens.ttlSeconds,
-      refreshToken: issued.refreshToken,
-      refreshExpiresIn: this.settings.refreshTtlSeconds,
-      isNewUser,
-      user,
-    };
-  }
-}
-
-/** The right code of an account deleted meanwhile (or a reset for a phone without one): as if it were used. */
-function codeGone(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
-}
-
-function invalidCredentials(): AppError {
-  return new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
 }

@@ -2,6 +2,7 @@ import { ArrayType, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { User } from '../account/user.entity.js';
 import { Session } from '../session/session.entity.js';
+import type { ExternalSignIn } from '../auth/second-factor.js';
 
 /**
  * Table `mfa_challenges`: the mfaTokens of sign-ins waiting for a second factor, and of signed-in
@@ -10,7 +11,7 @@ import { Session } from '../session/session.entity.js';
  */
 @Entity({ tableName: 'mfa_challenges' })
 export class MfaChallenge {
-  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt' | 'method' | 'session';
+  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt' | 'method' | 'session' | 'externalSignIn';
 
   @PrimaryKey({ type: 'character', length: 64 })
   tokenHash!: string;
@@ -34,6 +35,14 @@ export class MfaChallenge {
    */
   @Property({ type: ArrayType, columnType: 'text[]' })
   amr!: string[];
+
+  /**
+   * Of a sign-in through an external provider: the provider, and the identity the sign-in links to
+   * the account once the second factor passes (one that proved a phone for an identity no account
+   * had); null otherwise.
+   */
+  @Property({ type: 'json', nullable: true })
+  externalSignIn: ExternalSignIn | null = null;
 
   /** Wrong codes so far; at MAX_ATTEMPTS the token is dead. */
   @Property({ type: 'integer', default: 0 })

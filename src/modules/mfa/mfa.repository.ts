@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import type { ExternalSignIn } from '../auth/second-factor.js';
 import { MfaChallenge } from './mfa-challenge.entity.js';
 import { RecoveryCode } from './recovery-code.entity.js';
 import { TotpFactor } from './totp-factor.entity.js';
@@ -13,6 +14,8 @@ export interface SignInChallenge {
   userId: string;
   method: string;
   amr: string[];
+  /** Of a sign-in through an external provider (see ExternalSignIn). */
+  external?: ExternalSignIn;
 }
 
 /** A step-up's mfaToken: the account, the session to upgrade and the methods its token named. */
@@ -28,6 +31,7 @@ interface LiveChallenge {
   method: string | null;
   amr: string[];
   sessionId: string | null;
+  external: ExternalSignIn | null;
 }
 
 /** The mfaToken a code is spent on: its hash, and the attempts after which it is dead. */
@@ -89,8 +93,8 @@ export class MfaRepository {
       useStep: `update ${f.table} set ${step.set} where ${step.where} returning 1 as ok`,
       useRecoveryCode: `update ${r.table} set ${recovery.set} where ${recovery.where} returning 1 as ok`,
       codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
-      createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt})
-                        values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
+      createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt}, ${c.externalSignIn})
+                        values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5), $6::jsonb)`,
       // One statement: a session's new step-up token replaces its earlier ones, so that asking again
       // and again keeps one row per session (each needs only the session's access token).
       createStepUp: `with replaced as (delete from ${c.table} where ${c.session} = $3)
@@ -99,7 +103,7 @@ export class MfaRepository {
       // Locked when asked inside a transaction, so that the verifies of one token run one at a time.
       lockChallenge: `select 1 as ok from ${c.table} where ${live} for update`,
       // The first look at a token: its challenge and the factor to judge the code by, in one round trip.
-      challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr, c.${c.session} as "sessionId",
+      challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr, c.${c.session} as "sessionId", c.${c.externalSignIn} as external,
                                    f.${f.secretSealed} as "secretSealed", f.${f.confirmedAt} is not null as confirmed
                               from ${c.table} c left join ${f.table} f on f.${f.user} = c.${c.user}
                              where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2`,
@@ -175,7 +179,8 @@ export class MfaRepository {
   }
 
   async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {
-    await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds], 'mfa_create_challenge');
+    const external = challenge.external ? JSON.stringify(challenge.external) : null;
+    await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds, external], 'mfa_create_challenge');
   }
 
   /** A step-up's token, replacing any earlier one of the same session. */

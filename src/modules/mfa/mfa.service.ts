@@ -9,7 +9,7 @@ import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { SECOND_FACTOR_AMR, withSecondFactor, type Amr } from '../auth/amr.js';
 import type { PendingSignIns } from '../auth/pending-sign-ins.js';
-import type { MfaChallenge, PassedSecondFactor, SecondFactors } from '../auth/second-factor.js';
+import type { ExternalSignIn, MfaChallenge, PassedSecondFactor, SecondFactors } from '../auth/second-factor.js';
 import { SignInFailureLog } from '../auth/sign-in-failure-log.js';
 import { provesRecentSecondFactor, STEP_UP_MAX_AGE_SECONDS, type RecentSecondFactor } from '../auth/step-up.js';
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
@@ -156,12 +156,12 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
     return this.withCode(principal, code, client, () => this.replaceRecoveryCodes(principal.userId));
   }
 
-  async challenge(userId: string, method: SignInMethod, amr: Amr[], _client: ClientInfo): Promise<MfaChallenge | undefined> {
+  async challenge(userId: string, method: SignInMethod, amr: Amr[], _client: ClientInfo, external?: ExternalSignIn): Promise<MfaChallenge | undefined> {
     const { mfa } = this.deps;
     if (!(await mfa.factor(userId))?.confirmed) return undefined;
     const mfaToken = randomToken();
     try {
-      await mfa.createChallenge(sha256Hex(mfaToken), { userId, method, amr }, CHALLENGE_TTL_SECONDS);
+      await mfa.createChallenge(sha256Hex(mfaToken), { userId, method, amr, external }, CHALLENGE_TTL_SECONDS);
     } catch (error) {
       // Deleted since its first factor passed: the sign-in then fails as for a missing account.
       if (isForeignKeyViolation(error)) return undefined;
@@ -231,7 +231,13 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
         // commit less on the way.
         const passed: PassedSecondFactor = found.sessionId
           ? { kind: 'step-up', userId: found.userId, sessionId: found.sessionId, amr: SECOND_FACTOR_AMR }
-          : { kind: 'sign-in', userId: found.userId, method: found.method as SignInMethod, amr: withSecondFactor(found.amr as Amr[]) };
+          : {
+              kind: 'sign-in',
+              userId: found.userId,
+              method: found.method as SignInMethod,
+              amr: withSecondFactor(found.amr as Amr[]),
+              ...(found.external && { external: found.external }),
+            };
         signedIn = { result: await complete(passed) };
         return true;
       }),

@@ -62,6 +62,8 @@ export interface PublicConfig {
     loginMethods: string[];
   };
   avatar: { maxBytes: number; acceptedTypes: string[] };
+  /** The external providers a sign-in page offers (IDENTITY_PROVIDERS), in their order. */
+  identityProviders: { id: string; name: string }[];
 }
 
 /** What clients may know of the service: registration switch, about, help center and the limits they must respect. */
@@ -94,6 +96,7 @@ export class PublicConfigService {
         loginMethods: ['sms_code', 'password'],
       },
       avatar: { maxBytes: config.avatar.maxBytes, acceptedTypes: [...ACCEPTED_AVATAR_TYPES] },
+      identityProviders: config.identity.providers.map(({ id, name }) => ({ id, name })),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType('AboutInfo')
 export class AboutInfoType {
@@ -41,6 +41,12 @@ export class AvatarConfigType {
   @Field(() => [String]) acceptedTypes!: string[];
 }
 
+@ObjectType('IdentityProvider', { description: 'An external OpenID Connect provider this service signs in with' })
+export class IdentityProviderType {
+  @Field(() => ID, { description: 'Its id in the routes and mutations: google, apple, microsoft, corp-sso' }) id!: string;
+  @Field({ description: 'What its sign-in button says' }) name!: string;
+}
+
 @ObjectType('PublicConfig')
 export class PublicConfigType {
   @Field() registrationEnabled!: boolean;
@@ -48,4 +54,6 @@ export class PublicConfigType {
   @Field(() => HelpCenterType) helpCenter!: HelpCenterType;
   @Field(() => AuthConfigType) auth!: AuthConfigType;
   @Field(() => AvatarConfigType) avatar!: AvatarConfigType;
+  @Field(() => [IdentityProviderType], { description: 'The external providers to offer, in order; empty when none is configured' })
+  identityProviders!: IdentityProviderType[];
 }

@@ -28,8 +28,11 @@ export const SecurityEventType = {
   RECOVERY_CODE_USED: 'RECOVERY_CODE_USED',
   PASSKEY_ADDED: 'PASSKEY_ADDED',
   PASSKEY_REMOVED: 'PASSKEY_REMOVED',
+  /** An external provider's identity was linked to the account, or unlinked from it (the event names the provider). */
+  IDENTITY_LINKED: 'IDENTITY_LINKED',
+  IDENTITY_UNLINKED: 'IDENTITY_UNLINKED',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 
-export const SignInMethod = { CODE: 'CODE', PASSWORD: 'PASSWORD', PASSKEY: 'PASSKEY' } as const;
+export const SignInMethod = { CODE: 'CODE', PASSWORD: 'PASSWORD', PASSKEY: 'PASSKEY', OIDC: 'OIDC' } as const;
 export type SignInMethod = (typeof SignInMethod)[keyof typeof SignInMethod];

@@ -40,7 +40,7 @@ import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 // "My events, newest first", page by page: the list reads this index backwards from a cursor.
 @Index({ name: 'security_events_user_id_id_idx', properties: ['user', 'id'] })
 export class SecurityEvent {
-  [OptionalProps]?: 'at' | 'method' | 'user' | 'phoneMasked' | 'ip' | 'userAgent' | 'sessionId' | 'requestId';
+  [OptionalProps]?: 'at' | 'method' | 'provider' | 'user' | 'phoneMasked' | 'ip' | 'userAgent' | 'sessionId' | 'requestId';
 
   @PrimaryKey({ type: new BigIntType('string'), autoincrement: true })
   id!: string;
@@ -48,9 +48,13 @@ export class SecurityEvent {
   @Property({ type: 'string', length: 32 })
   type!: SecurityEventType;
 
-  /** CODE or PASSWORD, on sign-ins. */
+  /** CODE, PASSWORD, PASSKEY or OIDC, on sign-ins. */
   @Property({ type: 'string', length: 16, nullable: true })
   method: SignInMethod | null = null;
+
+  /** The external provider's id (IDENTITY_PROVIDERS), on OIDC sign-ins and on identities linked or unlinked. */
+  @Property({ type: 'string', length: 32, nullable: true })
+  provider: string | null = null;
 
   /** The retention sweep deletes by this column. */
   @Property({ type: 'datetime', defaultRaw: 'now()' })

@@ -5,6 +5,7 @@ import type { SecurityEventType, SignInMethod } from './security-event-type.js';
 export interface NewSecurityEvent {
   type: SecurityEventType;
   method: SignInMethod | null;
+  provider: string | null;
   userId: string | null;
   phoneMasked: string | null;
   ip: string | null;
@@ -19,15 +20,15 @@ export class SecurityEventRepository {
 
   constructor(private readonly db: Database) {
     const e = db.names(SecurityEvent);
-    const columns = [e.type, e.method, e.user, e.phoneMasked, e.ip, e.userAgent, e.sessionId, e.requestId];
+    const columns = [e.type, e.method, e.provider, e.user, e.phoneMasked, e.ip, e.userAgent, e.sessionId, e.requestId];
     // Prepared: every send-code and sign-in writes one (the EntityManager's insert cost 4x as much CPU).
     this.insert = `insert into ${e.table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
   }
 
   /** Inside the caller's transaction, when there is one: the event commits with the change it records. */
   async append(event: NewSecurityEvent): Promise<void> {
-    const { type, method, userId, phoneMasked, ip, userAgent, sessionId, requestId } = event;
-    await this.db.rows(this.insert, [type, method, userId, phoneMasked, ip, userAgent, sessionId, requestId], 'security_event_insert');
+    const { type, method, provider, userId, phoneMasked, ip, userAgent, sessionId, requestId } = event;
+    await this.db.rows(this.insert, [type, method, provider, userId, phoneMasked, ip, userAgent, sessionId, requestId], 'security_event_insert');
   }
 
   /** The user's events older than `beforeId` (all when absent), newest first, at most `limit`. */

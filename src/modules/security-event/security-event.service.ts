@@ -11,6 +11,8 @@ export interface SecurityEventInput {
   type: SecurityEventType;
   /** On sign-ins. */
   method?: SignInMethod;
+  /** The external provider's id: on OIDC sign-ins, and on identities linked or unlinked. */
+  provider?: string;
   /** The account, when there is one. */
   userId?: string | null;
   /** E.164; stored masked but for the last four digits. */
@@ -24,6 +26,7 @@ interface SecurityEventView {
   id: string;
   type: SecurityEventType;
   method: SignInMethod | null;
+  provider: string | null;
   at: Date;
   ip: string | null;
   userAgent: string | null;
@@ -52,6 +55,7 @@ export class SecurityEventService {
     return this.events.append({
       type: event.type,
       method: event.method ?? null,
+      provider: event.provider ?? null,
       userId: event.userId ?? null,
       phoneMasked: event.phone ? maskPhone(event.phone) : null,
       ip: client.ip ?? null,
@@ -79,8 +83,8 @@ export class SecurityEventService {
    * An event of the signed-in user's own doing: their account and phone, about the session acting
    * unless `sessionId` names another (the one they revoked).
    */
-  recordOwn(type: SecurityEventType, principal: Principal, client: ClientInfo, sessionId = principal.sessionId): Promise<void> {
-    return this.record({ type, userId: principal.userId, phone: principal.user.phone, sessionId, client });
+  recordOwn(type: SecurityEventType, principal: Principal, client: ClientInfo, sessionId = principal.sessionId, provider?: string): Promise<void> {
+    return this.record({ type, userId: principal.userId, phone: principal.user.phone, sessionId, client, provider });
   }
 
   /** The user's own events, newest first, a page at a time. */
@@ -90,6 +94,7 @@ export class SecurityEventService {
       id: row.id,
       type: row.type,
       method: row.method,
+      provider: row.provider,
       at: row.at,
       ip: row.ip,
       userAgent: row.userAgent,

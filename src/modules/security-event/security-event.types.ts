@@ -17,6 +17,9 @@ export class SecurityEventObject {
   @Field(() => SignInMethod, { nullable: true, description: 'On sign-ins' })
   method!: SignInMethod | null;
 
+  @Field(() => String, { nullable: true, description: "The external identity provider's id: on OIDC sign-ins, and on IDENTITY_LINKED and IDENTITY_UNLINKED" })
+  provider!: string | null;
+
   @Field(() => DateTimeResolver)
   at!: Date;
 

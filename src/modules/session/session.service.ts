@@ -54,7 +54,7 @@ export class SessionService {
    * A sign-in's session, in the caller's transaction. `method`: how it signed in, as the
    * `session.created` event says; `amr`: the methods its tokens name (RFC 8176).
    */
-  async create(userId: string, client: ClientInfo, method: string, amr: string[]): Promise<IssuedRefresh> {
+  async create(userId: string, client: ClientInfo, method: string, amr: string[], provider?: string): Promise<IssuedRefresh> {
     const sessionId = randomUUID();
     const refreshToken = randomToken();
     const authTime = new Date();
@@ -68,7 +68,7 @@ export class SessionService {
       amr,
       authTime,
     });
-    await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method } });
+    await this.webhooks.enqueue({ type: 'session.created', data: { userId, sessionId, method, ...(provider && { provider }) } });
     return { sessionId, userId, refreshToken, amr, authTime };
   }
 

@@ -7,7 +7,7 @@ import type { UserView } from '../account/user.view.js';
 export type WebhookEvent =
   | { type: 'user.created' | 'user.updated' | 'user.blocked' | 'user.unblocked'; data: { user: UserView } }
   | { type: 'user.deleted'; data: { userId: string } }
-  | { type: 'session.created'; data: { userId: string; sessionId: string; method: string } }
+  | { type: 'session.created'; data: { userId: string; sessionId: string; method: string; provider?: string } }
   | { type: 'session.revoked'; data: { userId: string; sessionId: string } | { userId: string; all: true } };
 
 /** The user an event is about: its deliveries to one URL keep this user's order. */

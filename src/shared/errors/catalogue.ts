@@ -20,6 +20,12 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 401, title: 'Invalid credentials' };
     case ErrorCode.MFA_REQUIRED:
       return { status: 401, title: 'Second factor required' };
+    case ErrorCode.PHONE_VERIFICATION_REQUIRED:
+      return { status: 401, title: 'Phone verification required' };
+    case ErrorCode.IDENTITY_ALREADY_LINKED:
+      return { status: 409, title: 'Identity already linked' };
+    case ErrorCode.IDENTITY_PROVIDER_ERROR:
+      return { status: 502, title: 'Identity provider error' };
     case ErrorCode.UNAUTHENTICATED:
       return { status: 401, title: 'Authentication required' };
     case ErrorCode.REGISTRATION_DISABLED:
@@ -59,7 +65,10 @@ export function describe(code: ErrorCode): ErrorDescription {
   }
 }
 
-/** Failures on our side (or a provider's) that operators must see in the logs, with the cause; not refusals by policy. */
+/**
+ * Failures on our side (or a provider's) that operators must see in the logs, with the cause; not
+ * refusals by policy. An identity provider that is down is logged once, by its module, not per request.
+ */
 export function isServerFault({ code, byPolicy }: AppError): boolean {
   return !byPolicy && (code === ErrorCode.INTERNAL || code === ErrorCode.SERVICE_UNAVAILABLE || code === ErrorCode.SMS_DELIVERY_FAILED);
 }
