@@ -13,8 +13,10 @@ describe('GET /api/v1/auth/config', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const body = res.body;
-    expect(Object.keys(body).sort()).toEqual(['about', 'auth', 'avatar', 'helpCenter', 'registrationEnabled']);
+    expect(Object.keys(body).sort()).toEqual(['about', 'auth', 'avatar', 'helpCenter', 'identityProviders', 'registrationEnabled']);
     expect(body.registrationEnabled).toBe(true);
+    // No OIDC_PROVIDERS here: no sign-in button to show.
+    expect(body.identityProviders).toEqual([]);
     expect(Object.keys(body.about).sort()).toEqual(
       ['appName', 'contactEmail', 'description', 'privacyUrl', 'termsUrl', 'version', 'website'].sort(),
     );
