@@ -25,15 +25,16 @@ export function findPgBouncer() {
 
 /**
  * Starts PgBouncer in front of the PostgreSQL of `target` (a postgres:// URL; every database name is
- * passed on to it) with `settings` (TRANSACTION_MODE unless given). Resolves once it accepts
+ * passed on to it) with `settings` (TRANSACTION_MODE unless given), its files in a new directory
+ * under `parent` (the system's temporary directory unless given). Resolves once it accepts
  * connections; `url(database)` is a URL of that database through it.
- * @param {{ target: string, settings?: Record<string, string | number>, binary?: string }} options
+ * @param {{ target: string, settings?: Record<string, string | number>, binary?: string, parent?: string }} options
  */
-export async function startPgBouncer({ target, settings = TRANSACTION_MODE, binary = findPgBouncer() }) {
+export async function startPgBouncer({ target, settings = TRANSACTION_MODE, binary = findPgBouncer(), parent = tmpdir() }) {
   if (!binary) throw new Error('pgbouncer is not installed (apt-get install -y pgbouncer)');
   const server = new URL(target);
   const user = decodeURIComponent(server.username || 'postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-pgbouncer-'));
+  const dir = mkdtempSync(join(parent, 'meeting-accounts-pgbouncer-'));
   chmodSync(dir, 0o755); // read by the unprivileged user it runs as
   const port = await freePort();
   writeFileSync(join(dir, 'users.txt'), `"${user}" "${decodeURIComponent(server.password)}"\n`, { mode: 0o644 });
@@ -74,6 +75,7 @@ export async function startPgBouncer({ target, settings = TRANSACTION_MODE, bina
   }
   return {
     port,
+    pid: child.pid,
     /** A URL of `database` on the target's PostgreSQL, through this PgBouncer. */
     url(database) {
       const through = new URL(target);
