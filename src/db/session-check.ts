@@ -41,9 +41,10 @@ export async function assertOwnSessions(check: SessionCheck): Promise<void> {
     const second = await connect(check);
     try {
       for (let round = 0; round < PROBE_ROUNDS; round++) {
-        const seen = await probe(first, second);
+        // Each holds the transaction in turn, in case the pooler lends the idle session it used last.
+        const seen = round % 2 === 0 ? await probe(first, second) : await probe(second, first);
         if (!seen) continue;
-        const pooler = (first as unknown as { processID: number }).processID !== seen.before;
+        const pooler = seen.keyPid !== seen.before;
         if (!pooler && !check.namedStatements) return;
         throw new PoolModeError(`${check.variable} ${seen.what}: ${pooler ? 'a transaction-mode pooler' : 'every connection shares one session'}. ` +
           'Named prepared statements, session settings and session-level locks made on one client connection would then be found by other ' +
@@ -57,8 +58,8 @@ export async function assertOwnSessions(check: SessionCheck): Promise<void> {
   }
 }
 
-/** A transaction pooler may give the test's second connection another idle session first; a few rounds find it. */
-const PROBE_ROUNDS = 3;
+/** A transaction pooler may lend the holding connection another idle session; a few rounds find it. */
+const PROBE_ROUNDS = 4;
 
 async function connect(check: SessionCheck): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: check.url, connectionTimeoutMillis: check.connectionTimeoutMillis, ...check.startup });
@@ -93,17 +94,19 @@ async function expectStartupParameters(client: pg.Client, check: SessionCheck): 
  * sessions of their own, the first always answers from its session and the second from another.
  * Returns what shows otherwise, or undefined when nothing did this time.
  */
-async function probe(first: pg.Client, second: pg.Client): Promise<{ what: string; before: number } | undefined> {
+async function probe(first: pg.Client, second: pg.Client): Promise<{ what: string; before: number; keyPid: number } | undefined> {
   const pid = async (client: pg.Client) => (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+  // The backend key of the first's login: the server's pid on PostgreSQL itself, the pooler's own number through one.
+  const keyPid = (first as unknown as { processID: number }).processID;
   const before = await pid(first);
   await second.query('begin');
   try {
     const held = await pid(second);
     // Stop here on a server that runs one transaction at a time: the first would wait for the second.
-    if (held === before) return { before, what: `ran two client connections on one PostgreSQL session (backend ${held})` };
+    if (held === before) return { before, keyPid, what: `ran two client connections on one PostgreSQL session (backend ${held})` };
     const after = await pid(first);
     if (after !== before) {
-      return { before, what: `moved one client connection between PostgreSQL sessions (backend ${before}, then ${after}, while another connection held a transaction on ${held})` };
+      return { before, keyPid, what: `moved one client connection between PostgreSQL sessions (backend ${before}, then ${after}, while another connection held a transaction on ${held})` };
     }
     return undefined;
   } finally {
