@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 /** The recommended transaction-mode configuration (API.md 9.4), which the tests run against. */
-export const TRANSACTION_MODE = { pool_mode: 'transaction', ignore_startup_parameters: 'extra_float_digits' };
+const TRANSACTION_MODE = { pool_mode: 'transaction', ignore_startup_parameters: 'extra_float_digits' };
 
 /** Where pgbouncer is installed (Debian puts it in /usr/sbin, often not on a user's PATH), or undefined. */
 export function findPgBouncer() {

@@ -25,7 +25,7 @@ export interface DatabasePlan {
 }
 
 /** Where migrations run and hold their session-level lock, or why they cannot run at all. */
-export type MigrationTarget = { url: string; variable: string; lock: boolean; limits: Limits } | { refused: string };
+type MigrationTarget = { url: string; variable: string; lock: boolean; limits: Limits } | { refused: string };
 
 export function databasePlan(config: Config, embeddedUrl?: string): DatabasePlan {
   const { url, directUrl, poolMode, poolSize, preparedStatements } = config.database;
