@@ -12,7 +12,7 @@ import pg from 'pg';
 import { findPgBouncer, startPgBouncer } from '../test/pgbouncer.mjs';
 import { pinned } from './http.bench.js';
 import { compare, load, log, medianOf, ROUNDS, sideBySide, type Comparison, type LoadResult } from './load.js';
-import { freshDatabase, signIn, startService, type Row, type ServiceProcess } from './support.js';
+import { cpuTicksOf, freshDatabase, median, signIn, startService, type Row, type ServiceProcess } from './support.js';
 
 const POOL_SIZE = 8;
 const INSTANCES = 4;
@@ -64,7 +64,7 @@ export async function poolerBench(adminUrl: string, port: number): Promise<Row[]
     await direct.stop();
     services.splice(services.indexOf(direct), 1);
 
-    rows.push(await scaling(pooled, me, databaseUrl));
+    rows.push(await scaling(pooled, me, databaseUrl, pgbouncer.pid!));
     return rows;
   } finally {
     await Promise.all(services.map((s) => s.stop()));
@@ -74,26 +74,45 @@ export async function poolerBench(adminUrl: string, port: number): Promise<Row[]
 
 /**
  * /users/me on one instance, then on all of them at once (CONNECTIONS_PER_INSTANCE each), ROUNDS
- * rounds of each; fails on any failed request (load() throws). Counts the PostgreSQL connections
- * of the database at the peak of the four.
+ * rounds of each; fails on any failed request (load() throws). Reports the CPU time per request of
+ * the instances and of pgbouncer (from /proc), and the PostgreSQL connections of the database at the
+ * peak of the four.
  */
-async function scaling(instances: ServiceProcess[], me: { method: 'GET'; path: string; headers: Record<string, string> }[], databaseUrl: string): Promise<Row> {
+async function scaling(instances: ServiceProcess[], me: { method: 'GET'; path: string; headers: Record<string, string> }[], databaseUrl: string, pgbouncerPid: number): Promise<Row> {
   const one: LoadResult[] = [];
   const all: LoadResult[] = [];
+  const cost = { one: [] as number[], all: [] as number[], pooler: [] as number[] };
   let serverConnections = 0;
+  /** Microseconds of CPU per response that `pids` spent while `work` ran (clock ticks of 10 ms). */
+  const measured = async <T extends LoadResult>(pids: number[], work: () => Promise<T>) => {
+    const ticks = () => pids.map(cpuTicksOf);
+    const before = ticks();
+    const result = await work();
+    const spent = ticks().map((t, i) => (t - before[i]!) * 10_000);
+    return { result, perResponse: spent.map((us) => us / result.responses) };
+  };
   for (const target of instances) await load({ url: target.url, requests: me, connections: CONNECTIONS_PER_INSTANCE, seconds: 3 }); // warm-up
   for (let i = 0; i < ROUNDS; i++) {
-    one.push(await load({ url: instances[0]!.url, requests: me, connections: CONNECTIONS_PER_INSTANCE }));
+    const single = await measured([instances[0]!.pid, pgbouncerPid], () => load({ url: instances[0]!.url, requests: me, connections: CONNECTIONS_PER_INSTANCE }));
+    one.push(single.result);
+    cost.one.push(single.perResponse[0]!);
     const counting = countConnections(databaseUrl, 5_000).then((n) => (serverConnections = Math.max(serverConnections, n)));
-    const together = await Promise.all(instances.map((s) => load({ url: s.url, requests: me, connections: CONNECTIONS_PER_INSTANCE })));
+    const together = await measured([...instances.map((s) => s.pid), pgbouncerPid], async () => {
+      const results = await Promise.all(instances.map((s) => load({ url: s.url, requests: me, connections: CONNECTIONS_PER_INSTANCE })));
+      const responses = results.reduce((sum, r) => sum + r.responses, 0);
+      const seconds = Math.max(...results.map((r) => r.seconds));
+      log(`pooler scaling round ${i + 1}: ${instances.length} instances ${results.map((r) => r.rps.toFixed(0)).join(' + ')} req/s`);
+      return { ...medianOf(results), rps: responses / seconds, responses, seconds };
+    });
     await counting;
-    const responses = together.reduce((sum, r) => sum + r.responses, 0);
-    const seconds = Math.max(...together.map((r) => r.seconds));
-    all.push({ ...medianOf(together), rps: responses / seconds, responses, seconds });
-    log(`pooler scaling round ${i + 1}: 1 instance ${one[i]!.rps.toFixed(0)} req/s, ${instances.length} instances ${all[i]!.rps.toFixed(0)} req/s (${together.map((r) => r.rps.toFixed(0)).join(' + ')})`);
+    all.push(together.result);
+    cost.all.push(together.perResponse.slice(0, -1).reduce((sum, us) => sum + us, 0));
+    cost.pooler.push(together.perResponse.at(-1)!, single.perResponse[1]!);
+    log(`pooler scaling round ${i + 1}: 1 instance ${one[i]!.rps.toFixed(0)} req/s, ${instances.length} instances ${all[i]!.rps.toFixed(0)} req/s`);
   }
   const single = medianOf(one);
   const four = medianOf(all);
+  const us = (values: number[]) => `${median(values).toFixed(0)} us`;
   return {
     case: `REST GET /api/v1/users/me, ${instances.length} instances with pools of ${POOL_SIZE} behind one pgbouncer (default_pool_size 20), ${CONNECTIONS_PER_INSTANCE} connections each`,
     rps: four.rps,
@@ -101,7 +120,10 @@ async function scaling(instances: ServiceProcess[], me: { method: 'GET'; path: s
     p99: four.p99,
     baselineRps: single.rps,
     ratio: four.rps / single.rps,
-    value: `baseline: 1 instance; ${instances.length * POOL_SIZE} client connections, at most ${serverConnections} PostgreSQL connections seen; rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')} vs ${one.map((r) => r.rps.toFixed(0)).join(', ')} req/s`,
+    value:
+      `baseline: 1 instance; rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')} vs ${one.map((r) => r.rps.toFixed(0)).join(', ')} req/s; ` +
+      `CPU a request: instances ${us(cost.all)} (1 instance: ${us(cost.one)}), pgbouncer ${us(cost.pooler)}; ` +
+      `${instances.length * POOL_SIZE} client connections, at most ${serverConnections} PostgreSQL connections seen`,
     target: 'no failed request',
     pass: true,
   };
