@@ -132,7 +132,8 @@ export interface Config {
   logFormat?: 'json' | 'pretty';
   /**
    * `poolMode`: `session` when every pooled connection is a PostgreSQL session of its own (PostgreSQL
-   * itself, a session pooler), `transaction` behind a transaction-mode pooler (API.md 9.4).
+   * itself, or a session pooler that passes startup parameters on), `transaction` behind a
+   * transaction-mode pooler (API.md 9.4).
    * `directUrl`: PostgreSQL itself, for migrations (and their session-level lock) when `url` is a pooler.
    * `preparedStatements`: named prepared statements on hot paths (session mode only).
    */
