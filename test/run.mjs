@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { findPgBouncer, startPgBouncer } from './pgbouncer.mjs';
 
 /**
- * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA,
- * passkeys, refresh rotation and reuse detection, the limits across two instances, concurrent
+ * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA
+ * (and the sign-ins it leaves half-finished), passkeys (and their step-up), refresh rotation and reuse detection, the limits across two instances, concurrent
  * single-use races, webhook outbox claims, admin block, and instances migrating a database together.
  */
 const POOLER_PASS = [
@@ -25,7 +25,9 @@ const POOLER_PASS = [
   'test/rest/refresh-logout.test.ts',
   'test/mfa/sign-in.test.ts',
   'test/mfa/instances.test.ts',
+  'test/mfa/pending-sign-ins.test.ts',
   'test/passkeys/passkeys.test.ts',
+  'test/passkeys/step-up.test.ts',
   'test/hardening/instances.test.ts',
   'test/races.test.ts',
   'test/webhooks/instances.test.ts',
