@@ -16,7 +16,8 @@ import { findPgBouncer, startPgBouncer } from './pgbouncer.mjs';
 
 /**
  * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA
- * (and the sign-ins it leaves half-finished), passkeys (and their step-up), refresh rotation and reuse detection, the limits across two instances, concurrent
+ * (and the sign-ins it leaves half-finished), passkeys (and their step-up), external providers over
+ * two instances, refresh rotation and reuse detection, the limits across two instances, concurrent
  * single-use races, webhook outbox claims, admin block, and instances migrating a database together.
  */
 const POOLER_PASS = [
@@ -29,6 +30,7 @@ const POOLER_PASS = [
   'test/passkeys/passkeys.test.ts',
   'test/passkeys/step-up.test.ts',
   'test/hardening/instances.test.ts',
+  'test/identity/instances.test.ts',
   'test/races.test.ts',
   'test/webhooks/instances.test.ts',
   'test/admin/blocked.test.ts',
