@@ -4,7 +4,8 @@
 # `RUN npm ...` lines run stage by stage (build context = the working tree's tracked and untracked
 # files less .dockerignore; the node@24 devDependency stands in for the node:24 base image), then
 # its CMD starts with the environment of docker-compose.yml's `accounts` service (postgres/redis
-# pointed at this machine, a fresh database), its HEALTHCHECK runs, and SIGTERM must end it with 0.
+# pointed at this machine, a fresh database; its pgbouncer stood in for by one started here with the
+# same pool settings, when pgbouncer is installed), its HEALTHCHECK runs, and SIGTERM must end it with 0.
 # Needs `npm ci` in the repository first (the checker's tools: dockerfile-utils, dockerfile-ast,
 # yaml), PostgreSQL on 127.0.0.1:5432 (user postgres, trust) and Redis on 127.0.0.1:6379 (or
 # redis-server installed). Prints PASS or FAIL last.
@@ -366,8 +367,44 @@ const swap = (key, value, why) => {
   local[key] = `${key}: ${SECRET_KEYS.has(key) ? '(set)' : env[key] ?? '(unset)'} -> ${value} (${why})`;
   env[key] = value;
 };
-if (!env.DATABASE_URL || new URL(env.DATABASE_URL).hostname !== 'postgres') fail('DATABASE_URL should name the postgres service');
-swap('DATABASE_URL', LOCAL_DATABASE_URL, "this machine's PostgreSQL, a fresh database");
+const hostOf = (url) => (url ? new URL(url).hostname : undefined);
+let poolerStandIn; // stopped at the end, or killed on any way out
+if (hostOf(env.DATABASE_URL) === 'pgbouncer') {
+  // The replicas behind the compose file's PgBouncer: a pgbouncer here with that service's pool
+  // settings stands in for it, in front of this machine's PostgreSQL; migrations go there directly.
+  const bouncer = services.pgbouncer ?? fail('DATABASE_URL names pgbouncer, which is not a service of docker-compose.yml');
+  if (!/^[\w./-]+:[\w.-]+$/.test(bouncer.image ?? '') || /:latest$/.test(bouncer.image)) fail(`pgbouncer's image ${bouncer.image} is not pinned to a tag`);
+  const pooler = Object.fromEntries(Object.entries(bouncer.environment ?? {}).map(([k, v]) => [k, interpolate(v ?? '')]));
+  if (hostOf(pooler.DATABASE_URL) !== 'postgres') fail("pgbouncer's DATABASE_URL should name the postgres service");
+  if (pooler.POOL_MODE !== 'transaction') fail(`pgbouncer's POOL_MODE is ${pooler.POOL_MODE}, not transaction`);
+  if (env.DATABASE_POOL_MODE !== 'transaction') fail('DATABASE_URL names pgbouncer (transaction mode): DATABASE_POOL_MODE must be transaction');
+  if (hostOf(env.DATABASE_DIRECT_URL) !== 'postgres') fail('DATABASE_DIRECT_URL should name the postgres service (migrations cannot run through the pooler)');
+  const { findPgBouncer, startPgBouncer } = await import(path.join(REPO, 'test/pgbouncer.mjs'));
+  if (findPgBouncer()) {
+    const settings = {
+      pool_mode: pooler.POOL_MODE,
+      // The image's default, as its entrypoint writes it.
+      ignore_startup_parameters: pooler.IGNORE_STARTUP_PARAMETERS || 'extra_float_digits',
+      ...(pooler.DEFAULT_POOL_SIZE ? { default_pool_size: pooler.DEFAULT_POOL_SIZE } : {}),
+      ...(pooler.MAX_CLIENT_CONN ? { max_client_conn: pooler.MAX_CLIENT_CONN } : {}),
+    };
+    poolerStandIn = await startPgBouncer({ target: LOCAL_DATABASE_URL, settings, parent: WORK });
+    process.on('exit', () => {
+      try {
+        process.kill(poolerStandIn.pid);
+      } catch {}
+    });
+    swap('DATABASE_URL', poolerStandIn.url(new URL(LOCAL_DATABASE_URL).pathname.slice(1)), `a pgbouncer here (${Object.entries(settings).map(([k, v]) => `${k} = ${v}`).join(', ')}) in front of this machine's PostgreSQL, a fresh database`);
+  } else if (process.env.CI) {
+    fail('pgbouncer is not installed: CI must run the image behind it, as docker-compose.yml does (apt-get install -y pgbouncer)');
+  } else {
+    swap('DATABASE_URL', LOCAL_DATABASE_URL, "this machine's PostgreSQL, a fresh database (pgbouncer is not installed here: transaction mode without the pooler)");
+  }
+  swap('DATABASE_DIRECT_URL', LOCAL_DATABASE_URL, "this machine's PostgreSQL, the same fresh database");
+} else {
+  if (hostOf(env.DATABASE_URL) !== 'postgres') fail('DATABASE_URL should name the postgres service, or the pgbouncer in front of it');
+  swap('DATABASE_URL', LOCAL_DATABASE_URL, "this machine's PostgreSQL, a fresh database");
+}
 if (!env.REDIS_URL || new URL(env.REDIS_URL).hostname !== 'redis') fail('REDIS_URL should name the redis service');
 swap('REDIS_URL', LOCAL_REDIS_URL, "this machine's Redis");
 swap('REDIS_KEY_PREFIX', LOCAL_REDIS_PREFIX, "this run's counters apart in a shared Redis");
@@ -471,6 +508,7 @@ const gone = healthcheck();
 if (gone.status === 0) fail('the HEALTHCHECK still passes with the service stopped: it checks nothing');
 say(`the HEALTHCHECK fails once the service is gone (exit ${gone.status ?? gone.signal}), as it should`);
 if (image.notReplayed.length) say(`RUN lines not replayed (image filesystem only): ${image.notReplayed.join('; ')}`);
+await poolerStandIn?.stop();
 JS
 
 step "replay the Dockerfile"

@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency,pooler runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -12,6 +12,7 @@ import { log } from './load.js';
 import { metricsBench } from './metrics.bench.js';
 import { mfaLatencyBench, mfaThroughputBench } from './mfa.bench.js';
 import { BCRYPT_COST, passwordBench } from './password.bench.js';
+import { poolerBench } from './pooler.bench.js';
 import { sendCodeBench } from './send-code.bench.js';
 import { smsPumpingBench } from './sms-pumping.bench.js';
 import { startupBench } from './startup.bench.js';
@@ -72,6 +73,7 @@ try {
   await section('mfa', () => mfaThroughputBench(service, databaseUrl));
   await section('mfa-latency', () => mfaLatencyBench(databaseUrl, 4721));
   await section('webhooks', () => webhooksBench(adminUrl, 4716));
+  await section('pooler', () => poolerBench(adminUrl, 4740));
 } finally {
   await service.stop();
 }

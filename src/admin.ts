@@ -11,7 +11,8 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { Database } from './db/database.js';
 import { openSharedEmbeddedDatabase } from './db/embedded.js';
-import { migrate, openOrm } from './db/orm.js';
+import { openOrm } from './db/orm.js';
+import { assertMigratable, checkSessions, databasePlan, migrateAsPlanned, PoolModeError } from './db/plan.js';
 import { Role } from './modules/account/role.js';
 import type { UserView } from './modules/account/user.view.js';
 import { createServices, type Services } from './services.js';
@@ -70,14 +71,16 @@ async function main(args: string[]): Promise<string> {
   // On the embedded database, a running service's is reached through its socket (no need to stop it).
   const embedded = config.database.url ? undefined : await openSharedEmbeddedDatabase(config.dataDir);
   try {
-    const url = config.database.url ?? embedded!.url;
-    const orm = await openOrm({ url, poolSize: 1, statementTimeout: !embedded && config.database.preparedStatements });
+    const plan = databasePlan(config, embedded?.url);
+    if (config.migrateOnStart) assertMigratable(plan);
+    await checkSessions(plan, { service: true, migrations: config.migrateOnStart });
+    const orm = await openOrm({ url: plan.url, poolSize: 1, limits: plan.limits });
     try {
       if (config.migrateOnStart) {
-        const applied = await migrate(orm, embedded ? undefined : url);
+        const applied = await migrateAsPlanned(plan, orm);
         if (applied.length > 0) process.stderr.write(`Applied migrations (MIGRATE_ON_START): ${applied.join(', ')}\n`);
       }
-      const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
+      const db = await Database.open(orm, { prepare: plan.namedStatements });
       // Warnings and faults only, on standard error: standard output is the command's answer.
       const services = await createServices(config, db, createLogger('warn', pino.destination({ dest: 2, sync: true })));
       try {
@@ -127,7 +130,7 @@ main(process.argv.slice(2)).then(
   (output) => process.stdout.write(`${output}\n`),
   (error: unknown) => {
     const usage = error instanceof Refusal && error.message === USAGE;
-    process.stderr.write(`${error instanceof Refusal || error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.stderr.write(`${error instanceof Refusal || error instanceof ConfigError || error instanceof PoolModeError ? error.message : String(error)}\n`);
     process.exitCode = usage ? 2 : 1;
   },
 );

@@ -6,15 +6,15 @@ import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { startJanitor } from './db/janitor.js';
-import { migrate, openOrm, type MikroORM } from './db/orm.js';
+import { openOrm, type MikroORM } from './db/orm.js';
 import { Database } from './db/database.js';
+import { assertMigratable, checkSessions, databasePlan, describePlan, migrateAsPlanned, PoolModeError } from './db/plan.js';
 import type { SmsProvider } from './modules/auth/sms/index.js';
 import { WebhookDispatcher, type DispatcherOptions } from './modules/webhook/webhook.dispatcher.js';
 import { createServices, type Services } from './services.js';
 import type { Logger } from './shared/logger.js';
 import { startMetricsListener, type MetricsListener } from './shared/metrics/metrics-listener.js';
 import type { Metrics } from './shared/metrics/metrics.js';
-import { redactUrl } from './shared/url.js';
 
 export interface RunningServer {
   url: string;
@@ -46,14 +46,21 @@ export async function startServer(config: Config, logger: Logger, options: Start
   let metricsListener: MetricsListener | undefined;
   try {
     if (!config.database.url) embedded = await startEmbeddedDatabase(config.dataDir);
-    const url = config.database.url ?? embedded!.url;
-    // PGlite is a single session: more than one pooled connection deadlocks inside transactions.
-    orm = await openOrm({ url, poolSize: embedded ? 1 : config.database.poolSize, statementTimeout: !embedded && config.database.preparedStatements });
+    const plan = databasePlan(config, embedded?.url);
+    if (config.migrateOnStart) assertMigratable(plan);
+    // Session mode behind a transaction-mode pooler would fail some requests and not others: it is
+    // refused here, saying what to set. A database that cannot be reached yet is not a refusal:
+    // without migrations to run the service starts, answers 503 and reconnects by itself.
+    await checkSessions(plan, { service: true, migrations: config.migrateOnStart }).catch((error: unknown) => {
+      if (error instanceof PoolModeError || config.migrateOnStart) throw error;
+      logger.warn({ err: error }, 'the database connections could not be checked at start');
+    });
+    orm = await openOrm({ url: plan.url, poolSize: plan.poolSize, limits: plan.limits });
     if (config.migrateOnStart) {
-      const applied = await migrate(orm, embedded ? undefined : url);
+      const applied = await migrateAsPlanned(plan, orm);
       if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     }
-    const db = await Database.open(orm, { prepare: config.database.preparedStatements && !embedded });
+    const db = await Database.open(orm, { prepare: plan.namedStatements });
     const metrics = config.metricsPort === undefined ? undefined : await newMetrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
     const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
@@ -91,7 +98,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       services,
       express,
       db,
-      databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : `PostgreSQL ${redactUrl(url)}`,
+      databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : describePlan(plan),
       metricsUrl: metricsOpen?.url,
       metrics,
       async stop() {

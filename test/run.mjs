@@ -1,6 +1,9 @@
 // `npm test`: runs the whole suite against DATABASE_URL, or, when it is unset, against an embedded
 // PGlite database started here (one connection, so the suite then runs in one worker). Tests that
-// need Redis get TEST_REDIS_URL, or a redis-server of their own started here on a free port.
+// need Redis get TEST_REDIS_URL, or a redis-server of their own started here on a free port. On
+// PostgreSQL, a PgBouncer in transaction mode is started here too (TEST_PGBOUNCER_PORT) for
+// test/pooler/, and after the whole suite passed, the pooler pass runs POOLER_PASS again with every
+// test server behind it (TEST_DATABASE_POOL_MODE=transaction; test/helpers/server.ts).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +12,30 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { findPgBouncer, startPgBouncer } from './pgbouncer.mjs';
+
+/**
+ * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA
+ * (and the sign-ins it leaves half-finished), passkeys (and their step-up), external providers over
+ * two instances, refresh rotation and reuse detection, the limits across two instances, concurrent
+ * single-use races, webhook outbox claims, admin block, and instances migrating a database together.
+ */
+const POOLER_PASS = [
+  'test/rest/login.test.ts',
+  'test/rest/login-password.test.ts',
+  'test/rest/refresh-logout.test.ts',
+  'test/mfa/sign-in.test.ts',
+  'test/mfa/instances.test.ts',
+  'test/mfa/pending-sign-ins.test.ts',
+  'test/passkeys/passkeys.test.ts',
+  'test/passkeys/step-up.test.ts',
+  'test/hardening/instances.test.ts',
+  'test/identity/instances.test.ts',
+  'test/races.test.ts',
+  'test/webhooks/instances.test.ts',
+  'test/admin/blocked.test.ts',
+  'test/migrations.test.ts',
+];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, NODE_ENV: 'test' };
@@ -66,11 +93,46 @@ if (!env.TEST_REDIS_URL) {
   }
 }
 
-const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-const code = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+if (!env.TEST_EMBEDDED_DATABASE && !env.TEST_PGBOUNCER_PORT) {
+  if (findPgBouncer()) {
+    const pgbouncer = await startPgBouncer({ target: env.DATABASE_URL }).catch(async (error) => {
+      await cleanup();
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    });
+    cleanups.push(() => pgbouncer.stop());
+    env.TEST_PGBOUNCER_PORT = String(pgbouncer.port);
+    process.stdout.write(`Started pgbouncer (transaction mode) on 127.0.0.1:${pgbouncer.port} for the tests through a pooler\n`);
+  } else if (env.CI) {
+    await cleanup();
+    process.stderr.write('pgbouncer is not installed: CI must test the service behind a transaction-mode pooler (apt-get install -y pgbouncer)\n');
+    process.exit(1);
+  } else {
+    env.TEST_PGBOUNCER_SKIP = 'pgbouncer is not installed (apt-get install -y pgbouncer)';
+    process.stdout.write(`${env.TEST_PGBOUNCER_SKIP}: the tests through a transaction-mode pooler will be skipped\n`);
+  }
+}
+
+let code = await jest(args, env);
+// The pooler pass: after a whole run only (not one of some files or tests), on PostgreSQL, with the pooler.
+const cli = process.argv.slice(2);
+const wholeRun = !cli.some((arg) => /^(-t|--testNamePattern|--testPathPatterns?)(=|$)/.test(arg) || (!arg.startsWith('-') && /[/.]|^test/.test(arg)));
+if (code === 0 && wholeRun && env.TEST_PGBOUNCER_PORT && !env.TEST_DATABASE_POOL_MODE) {
+  process.stdout.write(`\nThe pooler pass: ${POOLER_PASS.length} files again, every test server behind pgbouncer in transaction mode\n`);
+  code = await jest([...args, ...POOLER_PASS], { ...env, TEST_DATABASE_POOL_MODE: 'transaction' });
+}
 await cleanup();
 process.exit(code);
+
+/** Runs jest with `argv`; resolves with its exit code. */
+async function jest(argv, environment) {
+  const child = spawn(process.execPath, argv, { stdio: 'inherit', env: environment, cwd: root });
+  const forward = (signal) => child.kill(signal);
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
+  const exit = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, forward);
+  return exit;
+}
 
 async function cleanup() {
   for (const step of cleanups.reverse()) await step().catch(() => undefined);

@@ -26,7 +26,7 @@ describe('entities and migrations', () => {
       await admin.query(`drop database if exists "${name}" with (force)`);
       await admin.query(`create database "${name}"`);
     }
-    orm = await openOrm({ url: targetUrl, poolSize: 1, statementTimeout: !embedded });
+    orm = await openOrm({ url: targetUrl, poolSize: 1, limits: embedded ? 'none' : 'startup' });
     await migrate(orm);
   });
   afterAll(async () => {

@@ -23,7 +23,9 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
   DATABASE_POOL_SIZE: int(1, 100).default(10),
-  DATABASE_PREPARED_STATEMENTS: bool.default(true),
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session'),
+  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
+  DATABASE_PREPARED_STATEMENTS: bool.optional(),
   DATA_DIR: z.string().default('./data'),
   MIGRATE_ON_START: bool.default(true),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -128,7 +130,14 @@ export interface Config {
   logLevel: string;
   /** Unset: pretty in development on a terminal, JSON lines otherwise (decided by main). */
   logFormat?: 'json' | 'pretty';
-  database: { url?: string; poolSize: number; preparedStatements: boolean };
+  /**
+   * `poolMode`: `session` when every pooled connection is a PostgreSQL session of its own (PostgreSQL
+   * itself, or a session pooler that passes startup parameters on), `transaction` behind a
+   * transaction-mode pooler (API.md 9.4).
+   * `directUrl`: PostgreSQL itself, for migrations (and their session-level lock) when `url` is a pooler.
+   * `preparedStatements`: named prepared statements on hot paths (session mode only).
+   */
+  database: { url?: string; directUrl?: string; poolMode: 'session' | 'transaction'; poolSize: number; preparedStatements: boolean };
   dataDir: string;
   migrateOnStart: boolean;
   /**
@@ -240,6 +249,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.NODE_ENV === 'production' && e.JWT_ALGORITHM !== 'HS256' && keyFiles.length === 0) {
     problems.push(`JWT_PRIVATE_KEYS_FILE: required when NODE_ENV=production and JWT_ALGORITHM=${e.JWT_ALGORITHM} (create one with npm run keys -- add)`);
   }
+  checkDatabase(e, problems);
   if (e.SMS_PROVIDER === 'file' && !e.SMS_OUTBOX_FILE) {
     problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
   }
@@ -295,7 +305,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     http: { requestTimeoutMs: e.REQUEST_TIMEOUT_MS, headersTimeoutMs },
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
-    database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE, preparedStatements: e.DATABASE_PREPARED_STATEMENTS },
+    database: {
+      url: e.DATABASE_URL,
+      directUrl: e.DATABASE_DIRECT_URL,
+      poolMode: e.DATABASE_POOL_MODE,
+      poolSize: e.DATABASE_POOL_SIZE,
+      preparedStatements: e.DATABASE_PREPARED_STATEMENTS ?? e.DATABASE_POOL_MODE === 'session',
+    },
     dataDir: e.DATA_DIR,
     migrateOnStart: e.MIGRATE_ON_START,
     jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE, algorithm: e.JWT_ALGORITHM, privateKeysFiles: keyFiles },
@@ -365,6 +381,19 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     webauthn: { rpId: e.WEBAUTHN_RP_ID, rpName: e.WEBAUTHN_RP_NAME, origins: webauthnOrigins },
     identity,
   });
+}
+
+/** The settings that only make sense together: a pooler needs PostgreSQL behind it, and forbids named statements. */
+function checkDatabase(e: Environment, problems: string[]): void {
+  if (!e.DATABASE_URL && e.DATABASE_POOL_MODE === 'transaction') {
+    problems.push('DATABASE_POOL_MODE: transaction is for DATABASE_URL pointing at a transaction-mode pooler; the embedded database (no DATABASE_URL) has none');
+  }
+  if (!e.DATABASE_URL && e.DATABASE_DIRECT_URL) {
+    problems.push('DATABASE_DIRECT_URL: only used with DATABASE_URL (the direct connection to the PostgreSQL behind its pooler)');
+  }
+  if (e.DATABASE_POOL_MODE === 'transaction' && e.DATABASE_PREPARED_STATEMENTS === true) {
+    problems.push('DATABASE_PREPARED_STATEMENTS: named prepared statements cannot work with DATABASE_POOL_MODE=transaction (the pooler hands each transaction another server connection); leave it unset');
+  }
 }
 
 /** A comma-separated list of web origins; each entry that is not one is a problem. */

@@ -80,7 +80,12 @@ export class Database {
   async rows<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
     const trx = this.open > 0 ? this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>() : undefined;
     if (trx) return (await trx.executeQuery<T>(CompiledQuery.raw(text, values))).rows;
-    return (await this.pool.query<T>({ text, values, name: this.prepare ? name : undefined })).rows;
+    if (!this.prepare || !name) return (await this.pool.query<T>({ text, values })).rows;
+    try {
+      return (await this.pool.query<T>({ text, values, name })).rows;
+    } catch (error) {
+      throw namedStatementLost(error) ?? error;
+    }
   }
 
   async one<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T | undefined> {
@@ -103,6 +108,23 @@ export class Database {
       () => false,
     );
   }
+}
+
+/**
+ * A named statement that PostgreSQL found prepared already (42P05) or not at all (26000) on a
+ * connection that prepared it: the connection is not one session, which the start-up check
+ * (session-check.ts) should have refused. Every such failure says why, with the driver's error as
+ * its cause and its code kept.
+ */
+function namedStatementLost(error: unknown): Error | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== '42P05' && code !== '26000') return undefined;
+  const explained = new Error(
+    `${(error as Error).message}: a named prepared statement did not stay on its PostgreSQL session, so DATABASE_URL leads to a ` +
+      'transaction-mode pooler (PgBouncer, Supavisor, RDS Proxy): set DATABASE_POOL_MODE=transaction',
+    { cause: error },
+  );
+  return Object.assign(explained, { code });
 }
 
 /**

@@ -41,20 +41,32 @@ import { ExternalIdentity } from '../modules/identity/identity.entity.js';
 import { IdentityTicket } from '../modules/identity/identity-ticket.entity.js';
 import { OidcFlow } from '../modules/identity/oidc-flow.entity.js';
 import { UsedIdToken } from '../modules/identity/used-id-token.entity.js';
+import { transactionPoolingClient } from './transaction-pooling.js';
+
+/**
+ * How the server-side limits (STATEMENT_LIMITS) reach PostgreSQL: as startup parameters of each
+ * connection (a session of its own), inside each transaction (behind a transaction-mode pooler,
+ * which keeps no session settings), or not at all (the embedded database, which runs one statement
+ * at a time anyway).
+ */
+export type Limits = 'startup' | 'transaction' | 'none';
 
 export interface OrmOptions {
   url: string;
   poolSize: number;
-  /** Server-side statement timeout; off for the embedded database, which runs one statement at a time anyway. */
-  statementTimeout?: boolean;
+  /** 'startup' unless said otherwise. */
+  limits?: Limits;
 }
 
 /**
  * An unreachable database must cost a bounded time per request (then 503), never a hang: connecting
  * gives up after 2 s, a query after 10 s (client side, and server side where supported).
  */
-const CONNECT_TIMEOUT_MS = 2_000;
+export const CONNECT_TIMEOUT_MS = 2_000;
 const QUERY_TIMEOUT_MS = 10_000;
+
+/** The server-side limits of every statement the service runs. */
+export const STATEMENT_LIMITS: Readonly<Record<string, number>> = { statement_timeout: QUERY_TIMEOUT_MS };
 
 /** Migrations are listed explicitly so that the same list runs from source (tests) and from dist. */
 const migrations = [
@@ -83,7 +95,7 @@ const migrations = [
  */
 const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge, ExternalIdentity, OidcFlow, IdentityTicket, UsedIdToken];
 
-function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Options {
+function ormConfig({ url, poolSize, limits = 'startup' }: OrmOptions): Options {
   return defineConfig({
     clientUrl: url,
     entities,
@@ -95,7 +107,9 @@ function ormConfig({ url, poolSize, statementTimeout = true }: OrmOptions): Opti
     driverOptions: {
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       query_timeout: QUERY_TIMEOUT_MS,
-      ...(statementTimeout ? { statement_timeout: QUERY_TIMEOUT_MS } : {}),
+      ...(limits === 'startup' ? STATEMENT_LIMITS : {}),
+      // pg's pool builds its connections from this class (pg-pool's `Client` option).
+      ...(limits === 'transaction' ? { Client: transactionPoolingClient(STATEMENT_LIMITS) } : {}),
       keepAlive: true,
     },
     allowGlobalContext: false,

@@ -98,3 +98,24 @@ describe('explorer files', () => {
     expect(errorLines(t)).toEqual([]);
   });
 });
+
+describe('requests cut off on a kept-alive connection', () => {
+  const t = useTestServer({}, { captureLogs: true });
+
+  it('logs a request in flight when its client closes the connection as aborted, not as an error, after an earlier request on it', async () => {
+    const { hostname, port } = new URL(t.url);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /api/v1/auth/config HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => socket.once('data', resolve));
+    // The second request's body never comes: it is in flight when the client leaves (as a load
+    // generator's connections are when its time is up).
+    socket.write('POST /api/v1/auth/send-code HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"phone":');
+    await settle();
+    socket.destroy();
+    await settle();
+    expect(errorLines(t)).toEqual([]);
+    expect(t.logs()).toMatch(/"path":"\/api\/v1\/auth\/send-code".*"aborted":true.*"msg":"request aborted: the connection closed before the response was sent"/);
+  });
+});

@@ -54,11 +54,12 @@ export interface TestServerOptions {
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-server-'));
   const outboxFile = join(dir, 'sms.jsonl');
-  const config = loadConfig({
+  const config = loadConfig(behindPooler({
     NODE_ENV: 'test',
-    DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL,
+    DATABASE_URL: process.env.TEST_WORKER_DATABASE_URL!,
     DATABASE_POOL_SIZE: process.env.TEST_EMBEDDED_DATABASE ? '1' : '5',
-    DATABASE_PREPARED_STATEMENTS: process.env.TEST_EMBEDDED_DATABASE ? 'false' : 'true',
+    // Every connection to the runner's embedded database shares PGlite's one session.
+    ...(process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dir,
@@ -72,7 +73,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     // Whatever NODE_ENV a test picks: many servers share the process, none listens for metrics unless asked.
     METRICS_PORT: 'off',
     ...env,
-  });
+  }));
   const captured: string[] = [];
   const logger = testServerLogger(
     options.captureLogs
@@ -82,7 +83,10 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         : undefined,
     options.expectFaults ?? false,
   );
-  const server = await startServer(config, logger, { onWebhookDelivery: options.onWebhookDelivery });
+  const server = await startServer(config, logger, { onWebhookDelivery: options.onWebhookDelivery }).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
   const outbox = async () => {
     const text = await readFile(outboxFile, 'utf8').catch(() => '');
     return text
@@ -115,6 +119,24 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * With TEST_DATABASE_POOL_MODE=transaction (the pooler pass of npm test), a test server reaches its
+ * database through the run's PgBouncer in transaction mode and migrates directly, unless the test
+ * says how it connects (DATABASE_POOL_MODE in its env).
+ */
+function behindPooler(vars: Record<string, string>): Record<string, string> {
+  if (process.env.TEST_DATABASE_POOL_MODE !== 'transaction' || process.env.TEST_EMBEDDED_DATABASE || 'DATABASE_POOL_MODE' in vars) return vars;
+  const port = process.env.TEST_PGBOUNCER_PORT;
+  if (!port) throw new Error('TEST_DATABASE_POOL_MODE=transaction needs the PgBouncer that npm test starts (TEST_PGBOUNCER_PORT)');
+  const direct = vars.DATABASE_URL!;
+  return { ...vars, DATABASE_URL: throughPooler(direct, Number(port)), DATABASE_DIRECT_URL: direct, DATABASE_POOL_MODE: 'transaction' };
+}
+
+/** `url` with the host and port of the PgBouncer on 127.0.0.1:`port`, which passes every database on. */
+export function throughPooler(url: string, port: number): string {
+  return Object.assign(new URL(url), { host: `127.0.0.1:${port}` }).toString();
 }
 
 /**

@@ -7,7 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
-import { ROOT, runService, serviceProcessEnv, startService, within } from './support.js';
+import { EMBEDDED_DATABASE_ENV, ROOT, runService, serviceProcessEnv, startService, within } from './support.js';
 
 let dir: string;
 beforeAll(() => {
@@ -39,7 +39,9 @@ describe('npm start', () => {
     it(`passes ${signal} to the service, which drains and exits 0, leaving no process behind`, async () => {
       const npm = spawn('npm', ['start', '--silent'], {
         cwd: ROOT,
-        env: { ...process.env, ...serviceEnv(signal), npm_config_update_notifier: 'false' },
+        // As runService does: on the runner's embedded database (one PGlite session for every
+        // connection, which ignores startup parameters) without named statements.
+        env: { ...process.env, ...EMBEDDED_DATABASE_ENV, ...serviceEnv(signal), npm_config_update_notifier: 'false' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';

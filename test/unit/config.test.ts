@@ -203,6 +203,32 @@ describe('configuration', () => {
     expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '60001' })).toThrow(/HEADERS_TIMEOUT_MS: must not be longer than REQUEST_TIMEOUT_MS \(60000\)/);
   });
 
+  it('runs in session mode with named statements unless DATABASE_POOL_MODE=transaction, which goes without and may name a direct URL for migrations', () => {
+    const url = 'postgres://app:secret@pgbouncer:6432/accounts';
+    const direct = 'postgres://app:secret@postgres:5432/accounts';
+    expect(loadConfig({}).database).toEqual({ url: undefined, directUrl: undefined, poolMode: 'session', poolSize: 10, preparedStatements: true });
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_PREPARED_STATEMENTS: 'false' }).database).toMatchObject({ poolMode: 'session', preparedStatements: false });
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction', DATABASE_DIRECT_URL: direct }).database).toEqual({
+      url,
+      directUrl: direct,
+      poolMode: 'transaction',
+      poolSize: 10,
+      preparedStatements: false,
+    });
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction', DATABASE_PREPARED_STATEMENTS: 'false' }).database.preparedStatements).toBe(false);
+  });
+
+  it('refuses pool settings that cannot work: an unknown mode, a direct URL that is not PostgreSQL, a pooler without DATABASE_URL, named statements in transaction mode', () => {
+    const url = 'postgres://app@pgbouncer:6432/accounts';
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_POOL_MODE: 'statement' })).toThrow(/DATABASE_POOL_MODE: must be session or transaction/);
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_DIRECT_URL: 'mysql://db/accounts' })).toThrow(/DATABASE_DIRECT_URL: must be a postgres:\/\/ URL/);
+    expect(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' })).toThrow(/DATABASE_POOL_MODE: transaction is for DATABASE_URL pointing at a transaction-mode pooler/);
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgres://postgres/accounts' })).toThrow(/DATABASE_DIRECT_URL: only used with DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: url, DATABASE_POOL_MODE: 'transaction', DATABASE_PREPARED_STATEMENTS: 'true' })).toThrow(
+      /DATABASE_PREPARED_STATEMENTS: named prepared statements cannot work with DATABASE_POOL_MODE=transaction/,
+    );
+  });
+
   it('reads booleans and numbers from strings and freezes the result', () => {
     const config = loadConfig({ REGISTRATION_ENABLED: 'false', CODE_TTL_SECONDS: '120' });
     expect(config.registrationEnabled).toBe(false);

@@ -64,8 +64,14 @@ export function writingTo(socket: Socket): boolean {
   return false;
 }
 
+/**
+ * The connection closed with `responses` unfinished: the client left, unless the service destroyed
+ * one with an error of its own. Node may not have marked a response destroyed yet when this runs
+ * (on a kept-alive connection this listener was added with its first request, before Node's own for
+ * the later ones), so a response without an error is the client's abort too.
+ */
 function cutOff(responses: Set<ServerResponse>): void {
-  for (const response of responses) settle(response as Response, cutOffByClient(response) ? 'aborted' : response.errored);
+  for (const response of responses) settle(response as Response, response.errored && !cutOffByClient(response) ? response.errored : 'aborted');
   responses.clear();
 }
 
