@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
@@ -98,6 +98,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
       errorPlugin(logger),
       inputChecksPlugin(),
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph schema would turn Apollo's inline tracing (ftv1, for Apollo's cloud) on: traces go to OpenTelemetry here.
+      ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin(config.graphqlExplorer),
       ...(metrics ? [metricsPlugin(metrics)] : []),
     ],
