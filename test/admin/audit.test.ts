@@ -50,7 +50,7 @@ const GQL: Record<Op, string> = {
 };
 const AUDIT_GQL = `query($first: Int, $after: String) { adminAuditLog(first: $first, after: $after) {
   edges { cursor node { id at actorId action targetUserId detail } } pageInfo { hasNextPage endCursor } } }`;
-const MY_EVENTS_GQL = '{ mySecurityEvents(first: 100) { edges { node { id type method at ip userAgent sessionId phoneMasked } } } }';
+const MY_EVENTS_GQL = '{ mySecurityEvents(first: 100) { edges { node { id type method provider at ip userAgent sessionId phoneMasked } } } }';
 
 const t = useTestServer({ TRUST_PROXY: 'loopback', SEND_CODE_INTERVAL_SECONDS: '0' });
 

@@ -23,7 +23,7 @@ const ALLOWED: Record<Op, Role[]> = { sessions: ['SUPPORT', 'ADMIN'], events: ['
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const NOT_OURS = 'is not a cursor this service gave';
 const LIMIT = 'must be a whole number from 1 to 100';
-const EVENT_FIELDS = 'id type method at ip userAgent sessionId phoneMasked';
+const EVENT_FIELDS = 'id type method provider at ip userAgent sessionId phoneMasked';
 
 const GQL: Record<Op, string> = {
   sessions: 'query($id: ID!) { r: adminUser(id: $id) { id sessions { id createdAt lastUsedAt userAgent ip current } } }',

@@ -99,7 +99,7 @@ describe('the security event log', () => {
     const ids = events.map((e) => BigInt(e.id));
     expect([...ids].sort((a, b) => (a > b ? -1 : 1))).toEqual(ids);
     for (const event of events) {
-      expect(Object.keys(event).sort()).toEqual(['at', 'id', 'ip', 'method', 'phoneMasked', 'sessionId', 'type', 'userAgent']);
+      expect(Object.keys(event).sort()).toEqual(['at', 'id', 'ip', 'method', 'phoneMasked', 'provider', 'sessionId', 'type', 'userAgent']);
       expect(event.at).toMatch(ISO);
       expect(Math.abs(Date.parse(event.at) - Date.now())).toBeLessThan(60_000);
       expect(event.phoneMasked).toBe(masked(phone));
