@@ -1,6 +1,6 @@
-import { buildSubgraphSchema, printSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
+import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { isInputObjectType, isInterfaceType, isObjectType, parse, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLSchema } from 'graphql';
+import { execute, isInputObjectType, isInterfaceType, isObjectType, parse, type GraphQLArgument, type GraphQLField, type GraphQLInputField, type GraphQLSchema } from 'graphql';
 import { createResolversMap } from 'type-graphql';
 
 /** The Federation 2 features the schema uses: entities by key. */
@@ -22,9 +22,12 @@ export function toSubgraph(schema: GraphQLSchema, references: GraphQLResolverMap
   return subgraph;
 }
 
-/** The SDL a gateway composes (`_service { sdl }`, committed as schema/subgraph.graphql). */
-export function printSubgraph(subgraph: GraphQLSchema): string {
-  return `${printSubgraphSchema(subgraph).trim()}\n`;
+/** The SDL a gateway composes: what `_service { sdl }` answers (committed as schema/subgraph.graphql). */
+export async function printSubgraph(subgraph: GraphQLSchema): Promise<string> {
+  const result = await execute({ schema: subgraph, document: parse('{ _service { sdl } }') });
+  const sdl = (result.data?._service as { sdl?: unknown } | undefined)?.sdl;
+  if (typeof sdl !== 'string') throw new Error(`the subgraph answered no SDL: ${JSON.stringify(result.errors)}`);
+  return `${sdl.trim()}\n`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
+import { printSubgraph } from '../../src/graphql/federation.js';
 import { buildAppSchema, printAppSchema } from '../../src/graphql/schema.js';
 import { ErrorCode } from '../../src/shared/errors/app-error.js';
 import { describe as describeCode } from '../../src/shared/errors/catalogue.js';
@@ -9,6 +10,12 @@ describe('GraphQL schema', () => {
   it('matches the committed schema/schema.graphql (run npm run generate after changing resolvers)', async () => {
     const committed = await readFile(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
     expect(printAppSchema(await buildAppSchema())).toBe(committed);
+  });
+
+  it('matches the committed subgraph SDL, schema/subgraph.graphql (what a gateway composes)', async () => {
+    const committed = await readFile(new URL('../../schema/subgraph.graphql', import.meta.url), 'utf8');
+    expect(await printSubgraph(await buildAppSchema())).toBe(committed);
+    expect(committed).toContain('type User @key(fields: "id")');
   });
 
   it('has the operation names the contract fixes', async () => {
