@@ -11,6 +11,7 @@ import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
+import { TrustedDocuments, trustedDocumentsOnly } from './graphql/trusted-documents.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -89,6 +90,7 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
+  const trusted = config.graphqlTrustedDocuments ? TrustedDocuments.load(config.graphqlTrustedDocuments) : undefined;
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,
@@ -105,6 +107,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     ],
     validationRules: [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals],
     allowBatchedHttpRequests: false,
+    // With a manifest, only its documents run: a client may not register documents of its own.
+    ...(trusted && { persistedQueries: false as const }),
     introspection: !config.isProduction,
     // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.
     hideSchemaDetailsFromClientErrors: config.isProduction,
@@ -132,6 +136,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
         // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
         graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
       ),
+      // After the uploads: a multipart request's operation is its `operations` field.
+      ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
     ),
     expressMiddleware(apollo, {
       context: async ({ req, res }) =>

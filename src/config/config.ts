@@ -84,6 +84,7 @@ const envSchema = z.object({
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().optional(),
   METRICS_PORT: z
     .string()
     .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port number (0-65535) or off')
@@ -175,6 +176,8 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
+  /** The manifest of the only documents GraphQL runs (trusted documents); unset: any document, automatic persisted queries included. */
+  graphqlTrustedDocuments?: string;
   /**
    * Port of the Prometheus listener (`GET /metrics`, on `host`), 0 for any free one; undefined: no
    * listener and no metric kept. Off by default under NODE_ENV=test, where many servers share a process.
@@ -351,6 +354,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     internalApiKey: e.INTERNAL_API_KEY,
     graphqlExplorer: e.GRAPHQL_EXPLORER ?? (e.NODE_ENV === 'production' ? 'off' : 'graphiql'),
+    graphqlTrustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
     metricsPort: metricsPort(e),
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
