@@ -185,6 +185,15 @@ describe('Hive Gateway over this service and a meetings subgraph', () => {
   });
 });
 
+describe("the README's gateway configuration", () => {
+  it('is gateway/gateway.config.mjs, the file the test above runs', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf("## The product's graph"), readme.indexOf('## Tokens for other services'));
+    const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toContain(readFileSync(new URL('../../gateway/gateway.config.mjs', import.meta.url), 'utf8'));
+  });
+});
+
 /** `token` with its payload changed and its signature kept. */
 function tamper(token: string, change: Record<string, unknown>): string {
   const [header, , signature] = token.split('.');
