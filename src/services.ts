@@ -237,7 +237,7 @@ export async function createServices(
     },
   );
   const externalSignIn = new ExternalSignInService(
-    { accounts, identities, signIns },
+    { db, accounts, identities, signIns },
     { defaultPhoneRegion: config.defaultPhoneRegion, registrationEnabled: config.registrationEnabled },
   );
   const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);

@@ -2,7 +2,7 @@
 // user at its login and consent pages, by their labels and the keyboard.
 import { it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -12,10 +12,15 @@ if (skipBrowser) console.warn(`${CHROMIUM} not found: the identity provider brow
 /** `it`, or `it.skip` where Chromium is missing outside CI. */
 export const inBrowser = skipBrowser ? it.skip : it;
 
+/** A headless Chromium, as the tests run it; the caller closes it. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
 /** Runs `work` on a page of a fresh browser (no cookie of an earlier sign-in at the provider). */
 export async function withPage(work: (page: Page) => Promise<void>): Promise<void> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     await work(await browser.newPage());
   } finally {

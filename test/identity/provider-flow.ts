@@ -75,7 +75,7 @@ export function authorizationRequest(op: Issuer, options: AuthorizationOptions):
 }
 
 /** fetch without following redirects, keeping the provider's cookies by name (their paths do not matter to it). */
-function cookieJar() {
+export function cookieJar() {
   const cookies = new Map<string, string>();
   return async (url: string, form?: Record<string, string>): Promise<Response> => {
     const response = await fetch(url, {

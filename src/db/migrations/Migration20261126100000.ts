@@ -3,7 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Sign-in through external OpenID Connect providers: the identities linked to accounts (one account
  * per identity, one identity per provider per account); the web flows between the redirect to a
- * provider and its return; the tickets of proven identities waiting to be used (a web flow's
+ * provider and its return (with the challenge of the frontend that started it, whose verifier alone
+ * can exchange its result); the tickets of proven identities waiting to be used (a web flow's
  * one-time result, an unknown identity's link token); the ID tokens the native flow took, until they
  * expire. Security events name the provider of a sign-in or a link; an mfaToken of a sign-in
  * through a provider holds the provider, and the identity it links once the second factor passes.
@@ -31,6 +32,7 @@ export class Migration20261126100000 extends Migration {
       "code_verifier" varchar(128) not null,
       "nonce" varchar(128) not null,
       "return_to" text not null,
+      "client_challenge" varchar(64) null,
       "user_id" uuid null,
       "created_at" timestamptz not null default now(),
       "expires_at" timestamptz not null,
@@ -46,6 +48,7 @@ export class Migration20261126100000 extends Migration {
       "subject" varchar(255) not null,
       "email" varchar(320) null,
       "name" varchar(200) null,
+      "client_challenge" varchar(64) null,
       "user_id" uuid null,
       "created_at" timestamptz not null default now(),
       "expires_at" timestamptz not null,

@@ -1,3 +1,4 @@
+import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { parsePhone } from '../../shared/phone.js';
@@ -10,6 +11,7 @@ import type { ExternalIdentities, ProvenIdentity } from './second-factor.js';
 import { codeGone, type AuthPayload, type SignIns } from './sign-ins.js';
 
 export interface ExternalSignInDependencies {
+  db: Database;
   accounts: AccountService;
   identities: ExternalIdentities;
   signIns: SignIns;
@@ -44,14 +46,17 @@ export class ExternalSignInService {
     private readonly settings: ExternalSignInSettings,
   ) {}
 
-  /** The provider's authorization URL of a new web flow returning to `returnTo` (one of OIDC_RETURN_URLS). */
-  authorizationUrl(provider: string, returnTo: string, client: ClientInfo): Promise<string> {
-    return this.deps.identities.authorizationUrl(provider, returnTo, client);
+  /**
+   * The provider's authorization URL of a new web flow returning to `returnTo` (one of
+   * OIDC_RETURN_URLS); with `codeChallenge`, its result is exchanged with the verifier only.
+   */
+  authorizationUrl(provider: string, returnTo: string, client: ClientInfo, codeChallenge?: string): Promise<string> {
+    return this.deps.identities.authorizationUrl(provider, returnTo, client, undefined, codeChallenge);
   }
 
-  /** Signs in with the identity of a web flow's one-time result. */
-  completeWebFlow(result: string, client: ClientInfo): Promise<AuthPayload> {
-    return this.deps.signIns.counted('oidc', async () => this.signIn(await this.deps.identities.takeSignInResult(result), client));
+  /** Signs in with the identity of a web flow's one-time result (and the verifier of its challenge, if it had one). */
+  completeWebFlow(result: string, codeVerifier: string | undefined, client: ClientInfo): Promise<AuthPayload> {
+    return this.deps.signIns.counted('oidc', async () => this.signIn(await this.deps.identities.takeSignInResult(result, codeVerifier), client));
   }
 
   /** Signs in with a platform SDK's ID token. */
@@ -90,8 +95,13 @@ export class ExternalSignInService {
     const options = { isNewUser: false, gate: true, amr: LINK_AMR, external };
     if (existing) return signIns.complete(existing.id, SignInMethod.OIDC, client, options);
     assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
-    const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: nicknameOf(identity, phone.e164), passwordHash: null });
-    if (created) return signIns.complete(created.id, SignInMethod.OIDC, client, { ...options, isNewUser: true, gate: false });
+    // The account and the sign-in that links its identity in one transaction: an identity linked
+    // elsewhere meanwhile (IDENTITY_ALREADY_LINKED) leaves no account behind either.
+    const created = await this.deps.db.transaction(async () => {
+      const account = await accounts.createIfAbsent({ phone: phone.e164, nickname: nicknameOf(identity, phone.e164), passwordHash: null });
+      return account && signIns.complete(account.id, SignInMethod.OIDC, client, { ...options, isNewUser: true, gate: false });
+    });
+    if (created) return created;
     // Created by a concurrent request between our lookup and insert: sign in to that account.
     const raced = await accounts.findByPhone(phone.e164);
     if (!raced) throw codeGone();

@@ -57,10 +57,10 @@ export interface SecondFactors {
  * web flow's result, an ID token or a link token, the account each is linked to, and the link itself.
  */
 export interface ExternalIdentities {
-  /** The provider's authorization URL of a new sign-in web flow returning to `returnTo`. */
-  authorizationUrl(providerId: string, returnTo: string, client: ClientInfo): Promise<string>;
-  /** The identity of a web flow's one-time result, used up; INVALID_CREDENTIALS otherwise. */
-  takeSignInResult(result: string): Promise<ProvenIdentity>;
+  /** The provider's authorization URL of a new sign-in web flow returning to `returnTo`, bound to `clientChallenge` when given. */
+  authorizationUrl(providerId: string, returnTo: string, client: ClientInfo, linking?: undefined, clientChallenge?: string): Promise<string>;
+  /** The identity of a web flow's one-time result (with the verifier of its challenge, if it had one), used up; INVALID_CREDENTIALS otherwise. */
+  takeSignInResult(result: string, codeVerifier?: string): Promise<ProvenIdentity>;
   /** The identity of a platform SDK's ID token, checked and used up; INVALID_CREDENTIALS otherwise. */
   verifyIdToken(providerId: string, idToken: string, nonce: string | undefined, client: ClientInfo): Promise<ProvenIdentity>;
   /** The account the identity is linked to, if any. */

@@ -12,7 +12,7 @@ import { User } from '../account/user.entity.js';
 @Index({ name: 'identity_tickets_expires_at_idx', properties: ['expiresAt'] })
 @Check({ name: 'identity_tickets_kind_check', expression: `"kind" in ('result', 'link')` })
 export class IdentityTicket {
-  [OptionalProps]?: 'user' | 'email' | 'name' | 'createdAt';
+  [OptionalProps]?: 'user' | 'email' | 'name' | 'clientChallenge' | 'createdAt';
 
   @PrimaryKey({ type: 'character', length: 64 })
   tokenHash!: string;
@@ -34,6 +34,10 @@ export class IdentityTicket {
 
   @Property({ type: 'string', length: 200, nullable: true })
   name: string | null = null;
+
+  /** A result's: the challenge of the frontend that started its flow, if it gave one. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  clientChallenge: string | null = null;
 
   @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'cascade', updateRule: 'no action', foreignKeyName: 'identity_tickets_user_id_fkey' })
   @Index({ name: 'identity_tickets_user_id_idx' })

@@ -21,6 +21,8 @@ export interface NewFlow {
   returnTo: string;
   /** The account of a link flow; null for a sign-in. */
   userId: string | null;
+  /** The S256 challenge of the frontend that started it, if it gave one. */
+  clientChallenge: string | null;
   ttlSeconds: number;
 }
 
@@ -44,8 +46,11 @@ export class IdentityRepository {
     this.sql = {
       // Delete-returning: of concurrent uses of one state (or ticket) exactly one gets it, on any instance.
       takeFlow: `delete from ${f.table} where ${f.stateHash} = $1 and ${f.provider} = $2 and ${f.expiresAt} > now()
-                 returning ${f.provider} as provider, ${f.codeVerifier} as "codeVerifier", ${f.nonce} as nonce, ${f.returnTo} as "returnTo", ${f.user} as "userId"`,
-      takeTicket: `delete from ${t.table} where ${t.tokenHash} = $1 and ${t.kind} = $2 and ${t.user} is not distinct from $3 and ${t.expiresAt} > now()
+                 returning ${f.provider} as provider, ${f.codeVerifier} as "codeVerifier", ${f.nonce} as nonce, ${f.returnTo} as "returnTo",
+                           ${f.user} as "userId", ${f.clientChallenge} as "clientChallenge"`,
+      // Taken only by the account and the frontend it is bound to: a wrong verifier leaves it in place.
+      takeTicket: `delete from ${t.table} where ${t.tokenHash} = $1 and ${t.kind} = $2 and ${t.user} is not distinct from $3
+                     and ${t.clientChallenge} is not distinct from $4 and ${t.expiresAt} > now()
                    returning ${t.provider} as provider, ${t.issuer} as issuer, ${t.subject} as subject, ${t.email} as email, ${t.name} as name`,
       useIdToken: `insert into ${u.table} (${u.tokenHash}, ${u.expiresAt}) values ($1, $2) on conflict do nothing returning 1 as ok`,
       // No error inside the caller's transaction: a conflict on either unique key inserts nothing.
@@ -66,6 +71,7 @@ export class IdentityRepository {
       nonce: flow.nonce,
       returnTo: flow.returnTo,
       user: flow.userId,
+      clientChallenge: flow.clientChallenge,
       expiresAt,
     });
   }
@@ -75,7 +81,7 @@ export class IdentityRepository {
     return this.db.one<TakenFlow>(this.sql.takeFlow, [stateHash, provider]);
   }
 
-  async addTicket(tokenHash: string, kind: 'result' | 'link', identity: ProvenIdentity, userId: string | null, ttlSeconds: number): Promise<void> {
+  async addTicket(tokenHash: string, kind: 'result' | 'link', identity: ProvenIdentity, userId: string | null, ttlSeconds: number, clientChallenge: string | null = null): Promise<void> {
     await this.db.em().insert(IdentityTicket, {
       tokenHash,
       kind,
@@ -85,13 +91,17 @@ export class IdentityRepository {
       email: identity.email,
       name: identity.name,
       user: userId,
+      clientChallenge,
       expiresAt: new Date(Date.now() + ttlSeconds * 1000),
     });
   }
 
-  /** The live ticket of this token, of this kind, for this account (null: for nobody in particular), used up. */
-  takeTicket(tokenHash: string, kind: 'result' | 'link', userId: string | null): Promise<ProvenIdentity | undefined> {
-    return this.db.one<ProvenIdentity>(this.sql.takeTicket, [tokenHash, kind, userId]);
+  /**
+   * The live ticket of this token, of this kind, for this account (null: for nobody in particular)
+   * and this frontend's challenge (null: none was given), used up.
+   */
+  takeTicket(tokenHash: string, kind: 'result' | 'link', userId: string | null, clientChallenge: string | null = null): Promise<ProvenIdentity | undefined> {
+    return this.db.one<ProvenIdentity>(this.sql.takeTicket, [tokenHash, kind, userId, clientChallenge]);
   }
 
   /** Whether a live ticket of this token and kind exists (not taken). */

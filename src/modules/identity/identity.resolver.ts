@@ -3,7 +3,7 @@ import type { GraphQLContext } from '../../graphql/context.js';
 import { parseInput } from '../../shared/validation.js';
 import { AuthPayloadType } from '../auth/auth.types.js';
 import type { AuthPayload } from '../auth/sign-ins.js';
-import { IdTokenSchema, LinkByPhoneSchema, ProviderSchema, ResultSchema, ReturnToSchema } from './identity.inputs.js';
+import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ProviderSchema, ResultSchema, ReturnToSchema, StartSchema } from './identity.inputs.js';
 import type { IdentityView } from './identity.service.js';
 import { IdentityType } from './identity.types.js';
 
@@ -16,18 +16,30 @@ export class IdentityResolver {
   }
 
   @Mutation(() => String, {
-    description: "The provider's authorization URL of a new sign-in (to open in the browser); it returns to returnTo, one of OIDC_RETURN_URLS, with ?result= for completeExternalSignIn or ?error=",
+    description:
+      "The provider's authorization URL of a new sign-in (to open in the browser); it returns to returnTo, one of OIDC_RETURN_URLS, with ?result= for completeExternalSignIn or ?error=. codeChallenge (recommended): the S256 of a verifier the frontend keeps, without which the result cannot be exchanged",
   })
-  async externalSignInUrl(@Arg('provider', () => ID) provider: string, @Arg('returnTo') returnTo: string, @Ctx() ctx: GraphQLContext): Promise<string> {
-    const input = { ...parseInput(ProviderSchema, { provider }), ...parseInput(ReturnToSchema, { returnTo }) };
-    return ctx.services.externalSignIn.authorizationUrl(input.provider, input.returnTo, ctx.client);
+  async externalSignInUrl(
+    @Arg('provider', () => ID) provider: string,
+    @Arg('returnTo') returnTo: string,
+    @Arg('codeChallenge', () => String, { nullable: true }) codeChallenge: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<string> {
+    const input = { ...parseInput(ProviderSchema, { provider }), ...parseInput(StartSchema, { returnTo, codeChallenge }) };
+    return ctx.services.externalSignIn.authorizationUrl(input.provider, input.returnTo, ctx.client, input.codeChallenge);
   }
 
   @Mutation(() => AuthPayloadType, {
-    description: 'Signs in with the one-time result of a web flow; PHONE_VERIFICATION_REQUIRED (extensions.linkToken, extensions.identity) for an identity no account has',
+    description:
+      'Signs in with the one-time result of a web flow (and the verifier of its codeChallenge, when it had one); PHONE_VERIFICATION_REQUIRED (extensions.linkToken, extensions.identity) for an identity no account has',
   })
-  async completeExternalSignIn(@Arg('result') result: string, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
-    return ctx.services.externalSignIn.completeWebFlow(parseInput(ResultSchema, { result }).result, ctx.client);
+  async completeExternalSignIn(
+    @Arg('result') result: string,
+    @Arg('codeVerifier', () => String, { nullable: true }) codeVerifier: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AuthPayload> {
+    const input = parseInput(ExchangeSchema, { result, codeVerifier });
+    return ctx.services.externalSignIn.completeWebFlow(input.result, input.codeVerifier, ctx.client);
   }
 
   @Mutation(() => AuthPayloadType, {

@@ -8,7 +8,7 @@ import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import { userToJson } from '../account/user.rest.js';
 import type { AuthPayload } from '../auth/sign-ins.js';
-import { IdTokenSchema, LinkByPhoneSchema, ProviderSchema, ResultSchema, ReturnToSchema } from './identity.inputs.js';
+import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ProviderSchema, ResultSchema, ReturnToSchema, StartSchema } from './identity.inputs.js';
 import type { IdentityView } from './identity.service.js';
 
 export function identityToJson(identity: IdentityView): IdentityJson {
@@ -42,8 +42,8 @@ export function oidcRoutes({ externalSignIn, identities }: Services): Router {
   const router = Router();
   const provider = (req: Request) => parseInput(ProviderSchema, req.params).provider;
   router.get('/oidc/:provider/authorize', async (req, res) => {
-    const { returnTo } = parseInput(ReturnToSchema, req.query);
-    sendAuthorization(req, res, await externalSignIn.authorizationUrl(provider(req), returnTo, clientInfo(req)));
+    const { returnTo, codeChallenge } = parseInput(StartSchema, req.query);
+    sendAuthorization(req, res, await externalSignIn.authorizationUrl(provider(req), returnTo, clientInfo(req), codeChallenge));
   });
   const callback = async (req: Request, res: Response) => {
     res.redirect(302, await identities.callback(provider(req), answerOf(req)));
@@ -52,7 +52,8 @@ export function oidcRoutes({ externalSignIn, identities }: Services): Router {
   // A form the provider's page posts across sites: small, and checked as every other input is.
   router.post('/oidc/:provider/callback', express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 }), storableInput, callback);
   router.post('/oidc/exchange', async (req, res) => {
-    res.json(payloadToJson(await externalSignIn.completeWebFlow(parseInput(ResultSchema, req.body).result, clientInfo(req))));
+    const { result, codeVerifier } = parseInput(ExchangeSchema, req.body);
+    res.json(payloadToJson(await externalSignIn.completeWebFlow(result, codeVerifier, clientInfo(req))));
   });
   router.post('/oidc/link', async (req, res) => {
     res.json(payloadToJson(await externalSignIn.linkByPhone(parseInput(LinkByPhoneSchema, req.body), clientInfo(req))));

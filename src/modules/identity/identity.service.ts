@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isForeignKeyViolation, type Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
@@ -74,9 +75,11 @@ export class IdentityService implements ExternalIdentities {
   /**
    * The provider's authorization URL for a new web flow returning to `returnTo` (one of
    * OIDC_RETURN_URLS, checked before anything else is done). With `linking`, the flow links the
-   * identity to the signed-in account (a recent second factor asked first, when it has one).
+   * identity to the signed-in account (a recent second factor asked first, when it has one). With
+   * `clientChallenge` (the S256 of a verifier the frontend keeps), its result is exchanged with that
+   * verifier only: a result that an attacker's browser got cannot sign a victim's frontend in.
    */
-  async authorizationUrl(providerId: string, returnTo: string, client: ClientInfo, linking?: Principal): Promise<string> {
+  async authorizationUrl(providerId: string, returnTo: string, client: ClientInfo, linking?: Principal, clientChallenge?: string): Promise<string> {
     const provider = this.provider(providerId);
     if (!this.settings.returnUrls.includes(returnTo)) {
       throw new AppError(ErrorCode.VALIDATION_FAILED, 'returnTo is not one of the URLs this service returns to', {
@@ -97,6 +100,7 @@ export class IdentityService implements ExternalIdentities {
         nonce: start.nonce,
         returnTo,
         userId: linking?.userId ?? null,
+        clientChallenge: clientChallenge ?? null,
         ttlSeconds: FLOW_TTL_SECONDS,
       });
     } catch (error) {
@@ -130,7 +134,7 @@ export class IdentityService implements ExternalIdentities {
     }
     const result = randomToken();
     try {
-      await this.deps.identities.addTicket(sha256Hex(result), 'result', identity, flow.userId, RESULT_TTL_SECONDS);
+      await this.deps.identities.addTicket(sha256Hex(result), 'result', identity, flow.userId, RESULT_TTL_SECONDS, flow.clientChallenge);
     } catch (error) {
       // The account of a link flow was deleted meanwhile.
       if (isForeignKeyViolation(error)) return withParameter(flow.returnTo, 'error', ErrorCode.UNAUTHENTICATED);
@@ -139,10 +143,15 @@ export class IdentityService implements ExternalIdentities {
     return withParameter(flow.returnTo, 'result', result);
   }
 
-  /** The identity of a sign-in flow's result, used up; INVALID_CREDENTIALS for one unknown, used, expired or of a link flow. */
-  async takeSignInResult(result: string): Promise<ProvenIdentity> {
-    const identity = await this.deps.identities.takeTicket(sha256Hex(result), 'result', null);
-    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used or expired: sign in with the provider again');
+  /**
+   * The identity of a sign-in flow's result, used up; INVALID_CREDENTIALS for one unknown, used,
+   * expired, of a link flow, or bound to another frontend's challenge than `codeVerifier`'s (a
+   * verifier sent for a result that was bound to none is refused too; a refused result stays).
+   */
+  async takeSignInResult(result: string, codeVerifier?: string): Promise<ProvenIdentity> {
+    const challenge = codeVerifier === undefined ? null : s256(codeVerifier);
+    const identity = await this.deps.identities.takeTicket(sha256Hex(result), 'result', null, challenge);
+    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or not this frontend\'s: sign in with the provider again');
     return identity;
   }
 
@@ -285,6 +294,11 @@ function toView(row: LinkedIdentity): IdentityView {
 
 function linkTokenRefused(): AppError {
   return new AppError(ErrorCode.INVALID_CREDENTIALS, 'The linkToken is unknown, used or expired: sign in with the provider again');
+}
+
+/** RFC 7636's S256: the base64url SHA-256 of a verifier, as a challenge is written. */
+function s256(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
 }
 
 /** `url` with one more query parameter (a fragment, which OIDC_RETURN_URLS cannot hold, stays absent). */

@@ -11,7 +11,7 @@ import { User } from '../account/user.entity.js';
 @Entity({ tableName: 'oidc_flows' })
 @Index({ name: 'oidc_flows_expires_at_idx', properties: ['expiresAt'] })
 export class OidcFlow {
-  [OptionalProps]?: 'user' | 'createdAt';
+  [OptionalProps]?: 'user' | 'clientChallenge' | 'createdAt';
 
   @PrimaryKey({ type: 'character', length: 64 })
   stateHash!: string;
@@ -27,6 +27,10 @@ export class OidcFlow {
 
   @Property({ type: 'text' })
   returnTo!: string;
+
+  /** The S256 challenge of the frontend that started the flow: its result is exchanged with the verifier only. */
+  @Property({ type: 'string', length: 64, nullable: true })
+  clientChallenge: string | null = null;
 
   @ManyToOne(() => User, { ref: true, nullable: true, deleteRule: 'cascade', updateRule: 'no action', foreignKeyName: 'oidc_flows_user_id_fkey' })
   @Index({ name: 'oidc_flows_user_id_idx' })

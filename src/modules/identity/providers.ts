@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
@@ -100,7 +100,7 @@ export class Provider {
     // The provider's refusal first: a user who cancelled is told so even while its metadata cannot be had.
     const error = answer.get('error');
     if (error) throw new ProviderRefusal(/^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(error) ? error : 'server_error');
-    const { config } = await this.metadata();
+    const { config, jwks } = await this.metadata();
     const current = new URL(this.callbackUrl);
     for (const [name, value] of answer) current.searchParams.append(name, value);
     let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
@@ -114,9 +114,18 @@ export class Provider {
     } catch (cause) {
       throw codeFlowError(cause);
     }
-    const claims = tokens.claims();
-    if (!claims) throw invalidToken('the provider answered without an ID token');
-    return this.identityOf(claims);
+    // openid-client checked the token's claims against the flow (iss, aud, nonce, times); its
+    // signature is checked here against the provider's keys, as the native flow's, so that a key
+    // rotation is followed as soon (openid-client's own key cache waits a minute before it looks again).
+    const idToken = tokens.id_token;
+    if (!idToken) throw invalidToken('the provider answered without an ID token');
+    const metadata = config.serverMetadata();
+    try {
+      await jwtVerify(idToken, jwks, { issuer: metadata.issuer, audience: this.config.clientId, algorithms: this.algorithms(metadata), clockTolerance: CLOCK_TOLERANCE_SECONDS });
+    } catch (cause) {
+      throw nativeError(cause);
+    }
+    return this.identityOf(tokens.claims()!);
   }
 
   /**
@@ -129,12 +138,14 @@ export class Provider {
   async verify(idToken: string, nonce: string | undefined): Promise<{ identity: ProvenIdentity; expiresAt: Date }> {
     const { config, jwks } = await this.metadata();
     const metadata = config.serverMetadata();
-    const algorithms = (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => alg !== 'none' && !alg.startsWith('HS'));
+    const algorithms = this.algorithms(metadata);
+    const audiences = [this.config.clientId, ...this.config.extraAudiences];
+    this.assertMeantForUs(idToken, metadata.issuer, audiences);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, jwks, {
         issuer: metadata.issuer,
-        audience: [this.config.clientId, ...this.config.extraAudiences],
+        audience: audiences,
         algorithms,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         // With a maximum age, jose also refuses an `iat` in the future.
@@ -150,6 +161,28 @@ export class Provider {
       if (carried !== nonce && carried !== createHash('sha256').update(nonce).digest('hex')) throw invalidToken('its nonce is not the one sent');
     }
     return { identity: this.identityOf(payload), expiresAt: new Date((payload.exp as number) * 1000) };
+  }
+
+  /** The asymmetric algorithms the provider announces for ID tokens: never `none`, never an HMAC keyed by a public secret. */
+  private algorithms(metadata: oidc.ServerMetadata): string[] {
+    return (metadata.id_token_signing_alg_values_supported ?? ['RS256']).filter((alg) => alg !== 'none' && !alg.startsWith('HS'));
+  }
+
+  /**
+   * INVALID_CREDENTIALS for a token that is not even meant for this provider and client (another
+   * issuer's, another audience's, or no JWT at all), read before its key is looked for: only a token
+   * that names this issuer and client, and whose key the JWKS lacks, is the provider's fault.
+   */
+  private assertMeantForUs(idToken: string, issuer: string, audiences: string[]): void {
+    let claims: JWTPayload;
+    try {
+      claims = decodeJwt(idToken);
+    } catch (cause) {
+      throw invalidToken('it is not a JWT', cause);
+    }
+    const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
+    if (claims.iss !== issuer) throw invalidToken('it was issued by another issuer');
+    if (!aud.some((a) => audiences.includes(a))) throw invalidToken('it is meant for another client');
   }
 
   /** Discovers the provider if it was not, or if its metadata is an hour old (kept when the refresh fails). */
@@ -172,12 +205,15 @@ export class Provider {
   private async discover(): Promise<Discovered> {
     const { issuer, clientId, clientSecret } = this.config;
     const insecure = new URL(issuer).protocol === 'http:';
-    const options: oidc.DiscoveryRequestOptions = { timeout: Math.ceil(this.settings.timeoutMs / 1000), ...(insecure && { execute: [oidc.allowInsecureRequests] }) };
+    // Every request to the provider gives up after OIDC_TIMEOUT_MS to the millisecond (openid-client's
+    // own timeout counts whole seconds): discovery, and the configuration's token requests after it.
+    const timeoutMs = this.settings.timeoutMs;
+    const options: oidc.DiscoveryRequestOptions = {
+      [oidc.customFetch]: (url, init) => fetch(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) }),
+      ...(insecure && { execute: [oidc.allowInsecureRequests] }),
+    };
     try {
       const config = await oidc.discovery(new URL(issuer), clientId, clientSecret, clientSecret ? undefined : oidc.None(), options);
-      config.timeout = Math.ceil(this.settings.timeoutMs / 1000);
-      // The code flow's ID token is checked against the JWKS too, not only trusted for coming over TLS.
-      oidc.enableNonRepudiationChecks(config);
       const jwksUri = config.serverMetadata().jwks_uri;
       if (!jwksUri) throw new Error('the discovery document names no jwks_uri');
       const jwks = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: this.settings.timeoutMs, cooldownDuration: JWKS_REFETCH_MS, cacheMaxAge: METADATA_TTL_MS });
