@@ -209,7 +209,9 @@ export class Provider {
     // own timeout counts whole seconds): discovery, and the configuration's token requests after it.
     const timeoutMs = this.settings.timeoutMs;
     const options: oidc.DiscoveryRequestOptions = {
-      [oidc.customFetch]: (url, init) => fetch(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) }),
+      // (Its body type, a Uint8Array of any buffer, is fetch's under Node's types but not the DOM's.)
+      [oidc.customFetch]: (url, init) =>
+        fetch(url, { ...(init as RequestInit), signal: init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) }),
       ...(insecure && { execute: [oidc.allowInsecureRequests] }),
     };
     try {
