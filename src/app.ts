@@ -90,7 +90,7 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
-  const trusted = config.graphqlTrustedDocuments ? TrustedDocuments.load(config.graphqlTrustedDocuments) : undefined;
+  const trusted = config.graphqlTrustedDocuments.length > 0 ? TrustedDocuments.load(...config.graphqlTrustedDocuments) : undefined;
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,

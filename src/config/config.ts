@@ -176,8 +176,11 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
-  /** The manifest of the only documents GraphQL runs (trusted documents); unset: any document, automatic persisted queries included. */
-  graphqlTrustedDocuments?: string;
+  /**
+   * The manifests of the only documents GraphQL runs (trusted documents), merged: the frontends' and
+   * the console's, say. Empty: any document, automatic persisted queries included.
+   */
+  graphqlTrustedDocuments: string[];
   /**
    * Port of the Prometheus listener (`GET /metrics`, on `host`), 0 for any free one; undefined: no
    * listener and no metric kept. Off by default under NODE_ENV=test, where many servers share a process.
@@ -354,7 +357,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     internalApiKey: e.INTERNAL_API_KEY,
     graphqlExplorer: e.GRAPHQL_EXPLORER ?? (e.NODE_ENV === 'production' ? 'off' : 'graphiql'),
-    graphqlTrustedDocuments: e.GRAPHQL_TRUSTED_DOCUMENTS,
+    graphqlTrustedDocuments: commaList(e.GRAPHQL_TRUSTED_DOCUMENTS ?? ''),
     metricsPort: metricsPort(e),
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
