@@ -38,7 +38,7 @@ interface Discovered {
   at: number;
 }
 
-export function providerError(reason: string, cause?: unknown): AppError {
+function providerError(reason: string, cause?: unknown): AppError {
   return new AppError(ErrorCode.IDENTITY_PROVIDER_ERROR, `The identity provider is unreachable or refused: ${reason}; try again later`, { cause });
 }
 
