@@ -17,7 +17,7 @@ import { flash } from './flash';
 
 type Action = 'block' | 'unblock' | 'role' | 'revoke' | 'delete';
 /** What an action changes besides what its answer carries: the sessions, the events. */
-const refetchQueries = ['ConsoleAccount', 'ConsoleAccountEvents'];
+const refetchQueries = ['ConsoleAccount'];
 const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
 
 /**
@@ -37,14 +37,10 @@ export function AccountActions({ account, onChanged }: { account: Account; onCha
     <section aria-labelledby="actions">
       <h2 id="actions">Actions</h2>
       <div className="actions">
-        {administer && account.status === 'ACTIVE' ? (
-          <button type="button" className="danger" onClick={() => setOpen('block')}>
-            Block…
-          </button>
-        ) : null}
-        {administer && account.status === 'BLOCKED' ? (
-          <button type="button" onClick={() => setOpen('unblock')}>
-            Unblock…
+        {administer ? (
+          // One button that turns from Block into Unblock, so that the focus stays on it after either.
+          <button type="button" className={account.status === 'ACTIVE' ? 'danger' : undefined} onClick={() => setOpen(account.status === 'ACTIVE' ? 'block' : 'unblock')}>
+            {account.status === 'ACTIVE' ? 'Block…' : 'Unblock…'}
           </button>
         ) : null}
         {revoke ? (

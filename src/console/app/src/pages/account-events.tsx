@@ -1,25 +1,24 @@
-import { useQuery } from '@apollo/client/react';
-import { ConsoleAccountEventsDocument } from '../../generated/graphql';
+import type { ConsoleAccountQuery } from '../../generated/graphql';
 import { to } from '../router';
 import { When, words } from '../ui/format';
 import { Pager } from '../ui/pager';
-import { ErrorNotice, Loading } from '../ui/status';
+import { Loading } from '../ui/status';
 
-const PAGE_SIZE = 20;
+type Events = ConsoleAccountQuery['adminUser']['securityEvents'];
 
-/** The account's security events, newest first, as its owner sees them; paged with `?events=<cursor>`. */
-export function AccountEvents({ id, after }: { id: string; after?: string }) {
-  const { data, loading, error } = useQuery(ConsoleAccountEventsDocument, { variables: { id, first: PAGE_SIZE, after } });
-  const connection = data?.adminUser.securityEvents;
-  const events = connection?.edges.map((edge) => edge.node) ?? [];
+/**
+ * The account's security events, newest first, as its owner sees them: a page of them comes with the
+ * account (ConsoleAccount), the next by `?events=<cursor>`.
+ */
+export function AccountEvents({ id, events, after, loading }: { id: string; events: Events; after?: string; loading: boolean }) {
+  const rows = events.edges.map((edge) => edge.node);
   const here = `/users/${id}`;
   return (
     <section aria-labelledby="events">
       <h2 id="events">Security events</h2>
       {loading ? <Loading>Loading the security events…</Loading> : null}
-      {error ? <ErrorNotice error={error} /> : null}
-      {connection && events.length === 0 ? <p>No security event.</p> : null}
-      {events.length > 0 ? (
+      {rows.length === 0 ? <p>No security event.</p> : null}
+      {rows.length > 0 ? (
         <table>
           <caption>Security events{after ? ' (an older page)' : ''}, newest first</caption>
           <thead>
@@ -32,7 +31,7 @@ export function AccountEvents({ id, after }: { id: string; after?: string }) {
             </tr>
           </thead>
           <tbody>
-            {events.map((event) => (
+            {rows.map((event) => (
               <tr key={event.id}>
                 <td>
                   <When at={event.at} />
@@ -49,7 +48,7 @@ export function AccountEvents({ id, after }: { id: string; after?: string }) {
       <Pager
         label="Pages of security events"
         first={after ? to(here) : undefined}
-        next={connection?.pageInfo.hasNextPage ? to(here, { events: connection.pageInfo.endCursor }) : undefined}
+        next={events.pageInfo.hasNextPage ? to(here, { events: events.pageInfo.endCursor }) : undefined}
       />
     </section>
   );

@@ -12,24 +12,30 @@ import { AccountEvents } from './account-events';
 
 export type Account = ConsoleAccountQuery['adminUser'];
 
+/** Security events per page. */
+const EVENTS_PAGE = 20;
+
 /**
  * One account (`/console/users/<id>`): profile, status and role, what the operator may do to it,
  * its live sessions, its factors, its security events (paged; `?events=<cursor>`) and, for an ADMIN,
- * the audit entries about it. Reading it is audited (USER_VIEWED), as the API records every reading.
+ * the audit entries about it. Reading it is audited (USER_VIEWED), as the API records every reading:
+ * one request per opening, so that each opening is read once.
  */
 export function AccountPage({ id, params }: { id: string; params: URLSearchParams }) {
   const operator = useOperator();
-  const { data, loading, error } = useQuery(ConsoleAccountDocument, { variables: { id } });
+  const eventsAfter = params.get('events') ?? undefined;
+  const { data, previousData, loading, error } = useQuery(ConsoleAccountDocument, { variables: { id, eventsFirst: EVENTS_PAGE, eventsAfter } });
   // Bumped after every action, so that the audit entries are read again.
   const [version, setVersion] = useState(0);
-  const account = data?.adminUser;
+  // While another page of events loads, the account stays on the page as it was.
+  const account = (data ?? previousData)?.adminUser;
   return (
     <>
       <PageTitle title={account ? account.phone : 'Account'}>{account ? `Account ${account.phone}` : 'Account'}</PageTitle>
       <p>
         <Link href={to('/')}>Back to the accounts</Link>
       </p>
-      {loading ? <Loading>Loading the account…</Loading> : null}
+      {loading && !account ? <Loading>Loading the account…</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
       {account ? (
         <>
@@ -37,7 +43,7 @@ export function AccountPage({ id, params }: { id: string; params: URLSearchParam
           <AccountActions account={account} onChanged={() => setVersion((v) => v + 1)} />
           <Sessions account={account} />
           <Factors account={account} />
-          <AccountEvents id={account.id} after={params.get('events') ?? undefined} />
+          <AccountEvents id={account.id} events={account.securityEvents} after={eventsAfter} loading={loading} />
           {may.readAudit(operator) ? <AccountAudit key={version} id={account.id} /> : null}
         </>
       ) : null}

@@ -52,6 +52,7 @@ function useSignIn(onSecond?: (step: SecondStep) => void) {
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<unknown>();
   const run = async (what: string, request: () => Promise<ConsoleAuthPayloadFragment | undefined | void>) => {
+    if (busy) return;
     setBusy(what);
     setError(undefined);
     try {
@@ -130,7 +131,7 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
             </p>
             <div className="field">
               <label htmlFor="code">Code from the SMS</label>
-              <input id="code" inputMode="numeric" autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value)} />
+              <input id="code" inputMode="numeric" autoComplete="one-time-code" required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
             </div>
           </>
         ) : null}
@@ -142,12 +143,12 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
         ) : null}
         <div className="actions">
           {method === 'code' ? (
-            <button type={sent ? 'button' : 'submit'} className={sent ? undefined : 'primary'} disabled={Boolean(busy)} onClick={sent ? () => void sendCode() : undefined}>
+            <button type={sent ? 'button' : 'submit'} className={sent ? undefined : 'primary'} aria-disabled={Boolean(busy) || undefined} onClick={sent ? () => void sendCode() : undefined}>
               {busy === 'send' ? 'Sending…' : sent ? 'Send a new code' : 'Send code'}
             </button>
           ) : null}
           {method === 'password' || sent ? (
-            <button type="submit" className="primary" disabled={Boolean(busy)}>
+            <button type="submit" className="primary" aria-disabled={Boolean(busy) || undefined}>
               {busy === 'sign-in' ? 'Signing in…' : 'Sign in'}
             </button>
           ) : null}
@@ -158,7 +159,7 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
         <section className="panel" aria-labelledby="sign-in-passkey">
           <h2 id="sign-in-passkey">With a passkey</h2>
           <p>No phone number needed: the browser asks which passkey to use.</p>
-          <button type="button" disabled={Boolean(busy)} onClick={() => void run('passkey', passkey)}>
+          <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => void run('passkey', passkey)}>
             {busy === 'passkey' ? 'Waiting for the passkey…' : 'Sign in with a passkey'}
           </button>
         </section>
@@ -189,15 +190,15 @@ function SecondFactor({ step, onRestart }: { step: SecondStep; onRestart: () => 
         <input id="mfa-code" autoComplete="one-time-code" required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
       </div>
       <div className="actions">
-        <button type="submit" className="primary" disabled={Boolean(busy)}>
+        <button type="submit" className="primary" aria-disabled={Boolean(busy) || undefined}>
           {busy === 'verify' ? 'Verifying…' : 'Verify'}
         </button>
         {browserSupportsWebAuthn() ? (
-          <button type="button" disabled={Boolean(busy)} onClick={() => void run('passkey', passkey)}>
+          <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => void run('passkey', passkey)}>
             {busy === 'passkey' ? 'Waiting for the passkey…' : 'Use a passkey instead'}
           </button>
         ) : null}
-        <button type="button" disabled={Boolean(busy)} onClick={onRestart}>
+        <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => busy || onRestart()}>
           Start over
         </button>
       </div>

@@ -62,7 +62,7 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
               <th scope="col">Tries</th>
               <th scope="col">Last answer</th>
               <th scope="col">Created</th>
-              <th scope="col">Next try</th>
+              <th scope="col">Next try or delivered</th>
               <th scope="col">Retry</th>
             </tr>
           </thead>
@@ -75,7 +75,7 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
                   <span className={`badge ${delivery.status.toLowerCase()}`}>{delivery.status}</span>
                 </td>
                 <td>{delivery.attempts}</td>
-                <td>{[delivery.lastStatus && `HTTP ${delivery.lastStatus}`, delivery.lastError].filter(Boolean).join(': ') || '—'}</td>
+                <td>{lastAnswer(delivery)}</td>
                 <td>
                   <When at={delivery.createdAt} />
                 </td>
@@ -98,6 +98,13 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
       {retrying ? <RetryDialog delivery={retrying} onClose={() => setRetrying(undefined)} /> : null}
     </>
   );
+}
+
+/** `HTTP 503`, the error when it says more (`HTTP 502: connect ECONNREFUSED`), or a dash before any answer. */
+function lastAnswer({ lastStatus, lastError }: ConsoleWebhookDeliveryFragment): string {
+  const status = lastStatus ? `HTTP ${lastStatus}` : '';
+  const error = lastError && lastError !== status ? lastError : '';
+  return [status, error].filter(Boolean).join(': ') || '—';
 }
 
 function RetryDialog({ delivery, onClose }: { delivery: ConsoleWebhookDeliveryFragment; onClose: () => void }) {

@@ -81,10 +81,11 @@ export function ConfirmDialog({ title, confirm, busy, invalid, danger, onConfirm
         ) : null}
         {error ? <ErrorNotice error={error} /> : null}
         <div className="actions">
-          <button type="submit" className={danger ? 'danger' : 'primary'} disabled={running}>
+          {/* aria-disabled rather than disabled while the request runs: a disabled button would drop the focus. */}
+          <button type="submit" className={danger ? 'danger' : 'primary'} aria-disabled={running || undefined}>
             {running ? busy : confirm}
           </button>
-          <button type="button" ref={cancel} onClick={onClose} disabled={running}>
+          <button type="button" ref={cancel} onClick={() => running || onClose()} aria-disabled={running || undefined}>
             Cancel
           </button>
         </div>
