@@ -102,7 +102,7 @@ async function openAccount(page: Page, query: string, phone: string): Promise<vo
 
 describe('the operator console in Chromium', () => {
   inBrowser(
-    'an ADMIN signs in with an SMS code and TOTP, finds an account by its national number, blocks it with a reason (its token is refused at once), finds the block in the audit log, unblocks it and retries a webhook delivery',
+    'an ADMIN signs in with an SMS code and TOTP, finds an account by its national number, blocks it with a reason (its token is refused at once), finds the block in the audit log, unblocks it, retries a webhook delivery, changes its role and deletes it',
     async () => {
       // TOTP on, confirmed with the code of the step before this one (the sign-in below then uses a
       // later step's): both REST calls of the enrolment within this step, whatever the machine's load.
@@ -193,6 +193,25 @@ describe('the operator console in Chromium', () => {
       await button(page, 'Send it again now').click();
       await dead.getByText('PENDING').waitFor();
       expect(await t.sql("select 1 from audit_log where action = 'WEBHOOK_RETRIED'")).toHaveLength(1);
+
+      // The account again, by its nickname: a new role, then its deletion, confirmed by typing its phone number.
+      await page.getByRole('link', { name: 'Accounts' }).click();
+      await openAccount(page, 'Wang Wei', target.phone);
+      await button(page, 'Change role…').click();
+      await field(page, 'New role').selectOption('SUPPORT');
+      await button(page, 'Change role').click();
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      await page.getByRole('region', { name: 'Profile' }).locator('dd', { hasText: /^SUPPORT$/ }).waitFor();
+      await button(page, 'Delete account…').click();
+      await field(page, `Type the phone number, ${target.phone}, to confirm`).fill(target.phone.slice(0, -1));
+      await button(page, 'Delete for good').click();
+      await page.getByRole('dialog').getByText(`Type ${target.phone} exactly to confirm.`).waitFor();
+      expect(seen.operations).not.toContain('ConsoleDelete');
+      await field(page, `Type the phone number, ${target.phone}, to confirm`).fill(target.phone);
+      await button(page, 'Delete for good').click();
+      await page.getByText(`The account ${target.phone} was deleted.`).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/console');
+      expect(await t.sql('select 1 from users where id = $1', [target.userId])).toHaveLength(0);
       // Every request named a document of the console's manifest by its hash, and sent no text.
       expect(seen.operations.filter((name) => !name.startsWith('Console'))).toEqual([]);
       expect(seen.withText).toEqual([]);
