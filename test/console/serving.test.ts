@@ -1,7 +1,7 @@
 // The operator console as HTTP serves it (API.md 9.3): the built page at /console and at every path
 // below it, its hashed files cached for good, a Content-Security-Policy that lets the page load and
-// connect to this origin only, nothing inline; CONSOLE=off removes it. test/console/console.test.ts
-// uses it in Chromium.
+// connect to this origin only, nothing inline; CONSOLE=off removes it. admin.test.ts,
+// operators.test.ts and session.test.ts use it in Chromium.
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { send } from '../avatar/support.js';

@@ -1,13 +1,17 @@
 // What the operator console's test files share: where its build is, the files its page names, and
-// the console in Chromium (Debian's, driven by playwright-core as the passkey tests do): a page that
-// records every request it makes and every error it throws, axe-core's verdict on it, screenshots.
+// the console in Chromium (Debian's, driven by playwright-core as the passkey tests do) against the
+// real service: a page that records every request it makes and every error it throws, axe-core's
+// verdict on it, screenshots. How an operator drives the console is in drive.ts.
 import { AxeBuilder } from '@axe-core/playwright';
-import { expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { useTestServer, type TestServer } from '../helpers/server.js';
 
 /** The console's trusted-documents manifest as the build ships it, for GRAPHQL_TRUSTED_DOCUMENTS. */
 export const CONSOLE_MANIFEST = fileURLToPath(new URL('../../dist/console/persisted-documents.json', import.meta.url));
@@ -25,10 +29,52 @@ if (skipBrowser) console.warn(`${CHROMIUM} not found: the operator console's bro
 /** `it`, or `it.skip` where Chromium is missing outside CI. */
 export const inBrowser = skipBrowser ? it.skip : it;
 
-export async function launchChromium(): Promise<Browser | undefined> {
+async function launchChromium(): Promise<Browser | undefined> {
   if (skipBrowser) return undefined;
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A loopback port free now, so that the service can be told its own origin (for passkeys) before it starts. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export interface ConsoleSuite {
+  t: TestServer;
+  /** The service's origin as the browser sees it, `http://localhost:<port>` (passkeys need the host name). */
+  origin(): string;
+  browser(): Browser;
+}
+
+/**
+ * The file's service and browser: the real service on a port known before it starts, with the
+ * console's trusted documents only (GRAPHQL_TRUSTED_DOCUMENTS=dist/console/persisted-documents.json:
+ * every request of the console must be a document of its manifest), its own origin a passkey origin,
+ * several codes a minute per phone, `env()` besides; and one Chromium for the file's tests.
+ */
+export function consoleSuite(env: () => Record<string, string> = () => ({})): ConsoleSuite {
+  let port = 0;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    port = await freePort();
+    browser = await launchChromium();
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  const t = useTestServer(() => ({
+    PORT: String(port),
+    WEBAUTHN_ORIGINS: `http://localhost:${port}`,
+    GRAPHQL_TRUSTED_DOCUMENTS: CONSOLE_MANIFEST,
+    SEND_CODE_INTERVAL_SECONDS: '0',
+    ...env(),
+  }));
+  return { t, origin: () => `http://localhost:${port}`, browser: () => browser! };
 }
 
 /** A page of a fresh browser context (no memory of another operator), and what it did. */
