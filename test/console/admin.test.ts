@@ -49,6 +49,12 @@ describe('the operator console, as an ADMIN', () => {
 
       // Every account, newest first; then the one of a national number.
       await page.getByRole('heading', { name: 'Accounts' }).waitFor();
+      // Signed in, and nothing of it kept outside the page's memory.
+      const stored = await page.evaluate(() => {
+        const w = globalThis as any;
+        return { local: w.localStorage.length, session: w.sessionStorage.length, cookie: w.document.cookie };
+      });
+      expect({ ...stored, cookies: await seen.context.cookies() }).toEqual({ local: 0, session: 0, cookie: '', cookies: [] });
       await page.getByRole('link', { name: target.phone }).waitFor();
       await expectAccessible(page, 'accounts');
       await screenshot(page, 'accounts');
