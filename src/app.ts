@@ -14,6 +14,7 @@ import { buildAppSchema } from './graphql/schema.js';
 import { TrustedDocuments, trustedDocumentsOnly } from './graphql/trusted-documents.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
+import { builtConsole, consoleRoutes } from './console/console.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -90,7 +91,16 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
-  const trusted = config.graphqlTrustedDocuments ? TrustedDocuments.load(config.graphqlTrustedDocuments) : undefined;
+  const trusted = config.graphqlTrustedDocuments.length > 0 ? TrustedDocuments.load(...config.graphqlTrustedDocuments) : undefined;
+  const operatorConsole = config.console ? builtConsole() : undefined;
+  if (config.console && !operatorConsole) logger.warn('the operator console is not built (npm run build): /console answers 404 until it is');
+  const untrusted = trusted && operatorConsole ? operatorConsole.documents.filter((hash) => !trusted.documentOf(hash)) : [];
+  if (untrusted.length > 0) {
+    logger.warn(
+      { missing: untrusted.length },
+      "GRAPHQL_TRUSTED_DOCUMENTS lacks some of the operator console's documents, which it will refuse: add dist/console/persisted-documents.json to the list, or set CONSOLE=off",
+    );
+  }
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,
@@ -173,6 +183,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     if (await ready()) res.json({ status: 'ok' });
     else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
   });
+
+  if (config.console) consoleRoutes(app, operatorConsole);
 
   // Every route is in place: what no route serves is a known path asked with another method (405) or an unknown path (404).
   const routes = new RouteTable(app);

@@ -7,31 +7,36 @@ import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 const HEX = /^[0-9a-f]{64}$/;
 
 /**
- * The documents a production service runs, and no others (GRAPHQL_TRUSTED_DOCUMENTS): a JSON
- * manifest `{ "<sha256 hex>": "<document>" }`, as GraphQL Code Generator's client preset writes it
- * (`persisted-documents.json`, whose keys may carry a `sha256:` prefix). Read once at start; a key
- * that is not the SHA-256 of its document stops the service, as a bad setting does.
+ * The documents a production service runs, and no others (GRAPHQL_TRUSTED_DOCUMENTS): JSON
+ * manifests `{ "<sha256 hex>": "<document>" }`, as GraphQL Code Generator's client preset writes them
+ * (`persisted-documents.json`, whose keys may carry a `sha256:` prefix), merged: each client's
+ * manifest as it was built (the frontends', the operator console's). Read once at start; a key that
+ * is not the SHA-256 of its document stops the service, as a bad setting does.
  */
 export class TrustedDocuments {
   private constructor(private readonly byHash: ReadonlyMap<string, string>) {}
 
-  static load(path: string): TrustedDocuments {
-    let manifest: unknown;
-    try {
-      manifest = JSON.parse(readFileSync(path, 'utf8'));
-    } catch (error) {
-      throw new ConfigError([`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${(error as Error).message})`]);
-    }
-    if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
-      throw new ConfigError([`GRAPHQL_TRUSTED_DOCUMENTS: ${path} must be a JSON object of "<sha256 hex>": "<document>"`]);
-    }
+  static load(...paths: string[]): TrustedDocuments {
     const byHash = new Map<string, string>();
     const problems: string[] = [];
-    for (const [key, document] of Object.entries(manifest)) {
-      const hash = hashOf(key);
-      if (typeof document !== 'string' || !hash) problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: ${path}: "${key.slice(0, 80)}" is not a SHA-256 (hex) with a document`);
-      else if (createHash('sha256').update(document).digest('hex') !== hash) problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: ${path}: the document of ${key} does not hash to it`);
-      else byHash.set(hash, document);
+    for (const path of paths) {
+      let manifest: unknown;
+      try {
+        manifest = JSON.parse(readFileSync(path, 'utf8'));
+      } catch (error) {
+        problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: cannot read ${path} as JSON (${(error as Error).message})`);
+        continue;
+      }
+      if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
+        problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: ${path} must be a JSON object of "<sha256 hex>": "<document>"`);
+        continue;
+      }
+      for (const [key, document] of Object.entries(manifest)) {
+        const hash = hashOf(key);
+        if (typeof document !== 'string' || !hash) problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: ${path}: "${key.slice(0, 80)}" is not a SHA-256 (hex) with a document`);
+        else if (createHash('sha256').update(document).digest('hex') !== hash) problems.push(`GRAPHQL_TRUSTED_DOCUMENTS: ${path}: the document of ${key} does not hash to it`);
+        else byHash.set(hash, document);
+      }
     }
     if (problems.length > 0) throw new ConfigError(problems);
     return new TrustedDocuments(byHash);

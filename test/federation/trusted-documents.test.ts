@@ -21,6 +21,10 @@ const MANIFEST = new URL('../generated/client/persisted-documents.json', import.
 const hashOf = (document: object) => (document as { __meta__: { hash: string } }).__meta__.hash;
 const hex = (id: string) => id.replace(/^sha256:/, '');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** A second client's manifest: one document the first lacks. */
+const EXTRA_DOCUMENT = 'query ExtraClientMe { me { id role } }';
+const EXTRA = join(mkdtempSync(join(tmpdir(), 'trusted-extra-')), 'persisted-documents.json');
+writeFileSync(EXTRA, JSON.stringify({ [`sha256:${sha256(EXTRA_DOCUMENT)}`]: EXTRA_DOCUMENT }));
 
 describe('with a manifest of trusted documents', () => {
   const t = useTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: MANIFEST });
@@ -91,6 +95,29 @@ describe('the manifest', () => {
     writeFileSync(list, '["{ me { id } }"]');
     expect(() => TrustedDocuments.load(list)).toThrow(/must be a JSON object/);
     expect(TrustedDocuments.load(MANIFEST).size).toBeGreaterThan(10);
-    expect(loadConfig({ NODE_ENV: 'test', GRAPHQL_TRUSTED_DOCUMENTS: MANIFEST }).graphqlTrustedDocuments).toBe(MANIFEST);
+    expect(loadConfig({ NODE_ENV: 'test', GRAPHQL_TRUSTED_DOCUMENTS: MANIFEST }).graphqlTrustedDocuments).toEqual([MANIFEST]);
+    expect(loadConfig({ NODE_ENV: 'test' }).graphqlTrustedDocuments).toEqual([]);
+  });
+
+  it('merges several manifests, and names every one that cannot be read', () => {
+    expect(TrustedDocuments.load(MANIFEST, EXTRA).size).toBe(TrustedDocuments.load(MANIFEST).size + 1);
+    const missing = join(EXTRA, '..', 'missing.json');
+    expect(() => TrustedDocuments.load(MANIFEST, missing, `${missing}.2`)).toThrow(/missing\.json as JSON[\s\S]*missing\.json\.2 as JSON/);
+    expect(loadConfig({ NODE_ENV: 'test', GRAPHQL_TRUSTED_DOCUMENTS: ` ${MANIFEST}, ${EXTRA} ` }).graphqlTrustedDocuments).toEqual([MANIFEST, EXTRA]);
+  });
+});
+
+describe('with two manifests (GRAPHQL_TRUSTED_DOCUMENTS=<a>,<b>)', () => {
+  const t = useTestServer({ GRAPHQL_TRUSTED_DOCUMENTS: `${MANIFEST},${EXTRA}` });
+
+  it('runs the documents of both, and still nothing else', async () => {
+    const user = await registerUser(t);
+    const first = await t.http.post('/graphql', { documentId: hashOf(MeDocument) }, { token: user.accessToken });
+    expect(first.body.data.me.id).toBe(user.userId);
+    const second = await t.http.post('/graphql', { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(EXTRA_DOCUMENT) } } }, { token: user.accessToken });
+    expect(second.body.data.me).toEqual({ id: user.userId, role: 'USER' });
+    const other = await t.http.post('/graphql', { query: '{ me { id } }' }, { token: user.accessToken });
+    expect(other.status).toBe(400);
+    errorOf(other, 'PERSISTED_QUERY_NOT_FOUND');
   });
 });

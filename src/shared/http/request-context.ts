@@ -64,8 +64,14 @@ export function writingTo(socket: Socket): boolean {
   return false;
 }
 
+/**
+ * The responses a closed connection left unfinished: cut off by the client, unless the service
+ * destroyed one with an error of its own. For a later request on a kept-alive connection this
+ * listener runs before Node's own marks the response destroyed, so an unfinished response with no
+ * error is the client's doing too.
+ */
 function cutOff(responses: Set<ServerResponse>): void {
-  for (const response of responses) settle(response as Response, cutOffByClient(response) ? 'aborted' : response.errored);
+  for (const response of responses) settle(response as Response, !response.errored || cutOffByClient(response) ? 'aborted' : response.errored);
   responses.clear();
 }
 
