@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
-# The service image: compiled in a stage that has the dev dependencies (TypeScript), run from a stage
-# that has only the production dependencies and the compiled dist/src. .ci/image.sh replays the COPY,
+# The service image: compiled in a stage that has the dev dependencies (TypeScript, Vite), run from a
+# stage that has only the production dependencies, the compiled dist/src and the built dist/console. .ci/image.sh replays the COPY,
 # RUN npm, CMD and HEALTHCHECK lines below without Docker, so a change here is checked there.
 
 FROM node:24-bookworm-slim AS build
@@ -8,7 +8,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY . .
-# Compiles src, test and bench (the project's one build); only dist/src goes into the image.
+# Compiles src, test and bench (the project's one build) and builds the operator console with Vite
+# into dist/console; only dist/src and dist/console go into the image.
 RUN npm run build
 
 FROM node:24-bookworm-slim AS runtime
@@ -22,6 +23,10 @@ RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
 # runtime file (src/shared/password/bcrypt.worker.mjs, allowJs), so dist/src is all the service reads
 # besides node_modules and package.json (for its version).
 COPY --from=build /app/dist/src ./dist/src
+# The operator console (GET /console): static files built above, served by dist/src with no package
+# of the build (Vite, React, Apollo Client are bundled in them), and its trusted-documents manifest,
+# dist/console/persisted-documents.json, for GRAPHQL_TRUSTED_DOCUMENTS.
+COPY --from=build /app/dist/console ./dist/console
 # DATA_DIR: local avatars, uploads in flight. A named volume mounted here starts owned by node.
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -5,7 +5,8 @@
 # files less .dockerignore; the node@24 devDependency stands in for the node:24 base image), then
 # its CMD starts with the environment of docker-compose.yml's `accounts` service (postgres/redis
 # pointed at this machine, a fresh database; its pgbouncer stood in for by one started here with the
-# same pool settings, when pgbouncer is installed), its HEALTHCHECK runs, and SIGTERM must end it with 0.
+# same pool settings, when pgbouncer is installed), the operator console is fetched from it, its
+# HEALTHCHECK runs, and SIGTERM must end it with 0.
 # Needs `npm ci` in the repository first (the checker's tools: dockerfile-utils, dockerfile-ast,
 # yaml), PostgreSQL on 127.0.0.1:5432 (user postgres, trust) and Redis on 127.0.0.1:6379 (or
 # redis-server installed). Prints PASS or FAIL last.
@@ -471,6 +472,25 @@ const login = await fetch(`${base}/api/v1/auth/login-password`, {
 const loginBody = await login.json().catch(() => ({}));
 if (login.status !== 401 || loginBody.code !== 'INVALID_CREDENTIALS') fail(`password sign-in for an unknown phone: HTTP ${login.status} ${JSON.stringify(loginBody)}, expected 401 INVALID_CREDENTIALS`);
 say('POST /api/v1/auth/login-password, unknown phone: 401 INVALID_CREDENTIALS (the bcrypt worker answered)');
+
+// The operator console, built with Vite in the build stage and copied as dist/console: the final
+// stage serves it with the production dependencies alone (none of its build's packages is there).
+step('the operator console in the image: GET /console/users/<id> (a deep link) and every file its page names');
+const consolePage = await fetch(`${base}/console/users/00000000-0000-4000-8000-000000000000`, { signal: AbortSignal.timeout(10_000) });
+const consoleHtml = await consolePage.text();
+const consoleCsp = consolePage.headers.get('content-security-policy') ?? '';
+if (consolePage.status !== 200 || !consoleHtml.includes('<div id="root">')) fail(`GET /console/users/<id>: HTTP ${consolePage.status}, expected the console's page (is dist/console in the image?)`);
+if (!/(^|;)\s*script-src 'self'\s*(;|$)/.test(consoleCsp) || !/(^|;)\s*connect-src 'self'\s*(;|$)/.test(consoleCsp)) fail(`the console's page has no strict CSP: ${consoleCsp || '(none)'}`);
+if (consolePage.headers.get('cache-control') !== 'no-cache') fail(`the console's page is cached: ${consolePage.headers.get('cache-control')}`);
+const consoleFiles = [...consoleHtml.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+if (consoleFiles.length < 2 || consoleFiles.some((file) => !file.startsWith('/console/assets/'))) fail(`the console's page names ${JSON.stringify(consoleFiles)}, expected files under /console/assets/`);
+for (const file of consoleFiles) {
+  const res = await fetch(`${base}${file}`, { signal: AbortSignal.timeout(10_000) });
+  await res.arrayBuffer();
+  if (res.status !== 200 || res.headers.get('cache-control') !== 'public, max-age=31536000, immutable') fail(`GET ${file}: HTTP ${res.status}, Cache-Control ${res.headers.get('cache-control')}`);
+}
+if (!fs.existsSync(path.join(app, 'dist/console/persisted-documents.json'))) fail("the image lacks the console's trusted-documents manifest, dist/console/persisted-documents.json");
+say(`the page (CSP ${consoleCsp.split(';').slice(0, 2).join('; ')}; ..., no-cache) and its ${consoleFiles.length} files (immutable), from dist/console; its manifest for GRAPHQL_TRUSTED_DOCUMENTS is beside them`);
 
 // The operators' tool ships in the image (API.md 8.1: `node dist/src/admin.js` in the container): it
 // runs from the final stage with the production dependencies alone, beside the running service.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
@@ -11,8 +11,10 @@ import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
+import { TrustedDocuments, trustedDocumentsOnly } from './graphql/trusted-documents.js';
 import { servedOperationTypesOnly } from './graphql/validation.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
+import { builtConsole, consoleRoutes } from './console/console.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { avatarServeRoute, avatarUploadRoute } from './modules/avatar/avatar.routes.js';
@@ -89,6 +91,16 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
+  const trusted = config.graphqlTrustedDocuments.length > 0 ? TrustedDocuments.load(...config.graphqlTrustedDocuments) : undefined;
+  const operatorConsole = config.console ? builtConsole() : undefined;
+  if (config.console && !operatorConsole) logger.warn('the operator console is not built (npm run build): /console answers 404 until it is');
+  const untrusted = trusted && operatorConsole ? operatorConsole.documents.filter((hash) => !trusted.documentOf(hash)) : [];
+  if (untrusted.length > 0) {
+    logger.warn(
+      { missing: untrusted.length },
+      "GRAPHQL_TRUSTED_DOCUMENTS lacks some of the operator console's documents, which it will refuse: add dist/console/persisted-documents.json to the list, or set CONSOLE=off",
+    );
+  }
   const apollo = new ApolloServer<GraphQLContext>({
     schema: await buildAppSchema(),
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,
@@ -98,11 +110,15 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
       errorPlugin(logger),
       inputChecksPlugin(),
       ApolloServerPluginCacheControlDisabled(),
+      // A subgraph schema would turn Apollo's inline tracing (ftv1, for Apollo's cloud) on: traces go to OpenTelemetry here.
+      ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin(config.graphqlExplorer),
       ...(metrics ? [metricsPlugin(metrics)] : []),
     ],
     validationRules: [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals],
     allowBatchedHttpRequests: false,
+    // With a manifest, only its documents run: a client may not register documents of its own.
+    ...(trusted && { persistedQueries: false as const }),
     introspection: !config.isProduction,
     // No "Did you mean …?" suggestions that would reveal the schema when introspection is off.
     hideSchemaDetailsFromClientErrors: config.isProduction,
@@ -130,6 +146,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
         // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
         graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
       ),
+      // After the uploads: a multipart request's operation is its `operations` field.
+      ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
     ),
     expressMiddleware(apollo, {
       context: async ({ req, res }) =>
@@ -165,6 +183,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     if (await ready()) res.json({ status: 'ok' });
     else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
   });
+
+  if (config.console) consoleRoutes(app, operatorConsole);
 
   // Every route is in place: what no route serves is a known path asked with another method (405) or an unknown path (404).
   const routes = new RouteTable(app);

@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       `meeting-accounts ${config.env} listening on ${server.url}`,
       `  REST:      ${server.url}/api/v1 (try ${server.url}/api/v1/auth/config)`,
       `  GraphQL:   ${server.url}/graphql${EXPLORER_HINT[config.graphqlExplorer]}`,
+      `  Console:   ${config.console ? `${server.url}/console (operators: npm run admin -- grant <phone> ADMIN)` : 'off (CONSOLE=off)'}`,
       `  Database:  ${server.databaseMode}`,
       `  SMS codes: ${server.services.sms.name} provider -> ${server.services.sms.destination}`,
       `  Avatars:   ${server.services.avatarStorage.description}`,

@@ -86,6 +86,8 @@ const envSchema = z.object({
   S3_PREFIX: z.string().default('avatars/'),
   INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().optional(),
+  CONSOLE: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   METRICS_PORT: z
     .string()
     .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port number (0-65535) or off')
@@ -184,6 +186,13 @@ export interface Config {
   internalApiKey?: string;
   /** What `GET /graphql` shows a browser: GraphiQL served from here, Apollo Sandbox, or nothing (production). */
   graphqlExplorer: 'graphiql' | 'sandbox' | 'off';
+  /**
+   * The manifests of the only documents GraphQL runs (trusted documents), merged: the frontends' and
+   * the console's, say. Empty: any document, automatic persisted queries included.
+   */
+  graphqlTrustedDocuments: string[];
+  /** Whether `GET /console` serves the operator console (built into dist/console by `npm run build`), in every environment. */
+  console: boolean;
   /**
    * Port of the Prometheus listener (`GET /metrics`, on `host`), 0 for any free one; undefined: no
    * listener and no metric kept. Off by default under NODE_ENV=test, where many servers share a process.
@@ -367,6 +376,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     },
     internalApiKey: e.INTERNAL_API_KEY,
     graphqlExplorer: e.GRAPHQL_EXPLORER ?? (e.NODE_ENV === 'production' ? 'off' : 'graphiql'),
+    graphqlTrustedDocuments: commaList(e.GRAPHQL_TRUSTED_DOCUMENTS ?? ''),
+    console: e.CONSOLE === 'on',
     metricsPort: metricsPort(e),
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,

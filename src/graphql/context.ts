@@ -1,5 +1,7 @@
+import DataLoader from 'dataloader';
 import type { Request } from 'express';
 import type { Principal } from '../modules/account/principal.js';
+import type { UserView } from '../modules/account/user.view.js';
 import type { Services } from '../services.js';
 import { clientInfo, type ClientInfo } from '../shared/http/request-context.js';
 
@@ -12,6 +14,7 @@ import { clientInfo, type ClientInfo } from '../shared/http/request-context.js';
 export class GraphQLContext {
   private principalPromise: Promise<Principal> | undefined;
   private knownClient: ClientInfo | undefined;
+  private userLoader: DataLoader<string, UserView | undefined> | undefined;
 
   constructor(
     readonly services: Services,
@@ -24,6 +27,19 @@ export class GraphQLContext {
   /** The caller's address and user agent; only sign-in and password changes record them. */
   get client(): ClientInfo {
     return (this.knownClient ??= clientInfo(this.req));
+  }
+
+  /**
+   * Accounts by id, read together: every load of one tick of the operation (a gateway's hundred
+   * references to users) is one query. Made on first use; one per request, so nothing is cached
+   * across requests.
+   */
+  loadUser(id: string): Promise<UserView | undefined> {
+    this.userLoader ??= new DataLoader(async (ids) => {
+      const found = await this.services.accounts.findManyById(ids);
+      return ids.map((id) => found.get(id));
+    });
+    return this.userLoader.load(id);
   }
 
   /** Authenticates on first use and remembers the answer for the rest of the operation. */

@@ -45,6 +45,11 @@ function originalOf(error: unknown): unknown {
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = originalOf(error);
   if (isRequestError(original)) {
+    // Automatic persisted queries: a hash the server does not know yet. The client then sends the
+    // document with it (the protocol Apollo Client's link follows): a code of its own, not a failure.
+    if ((original as { extensions?: { code?: unknown } }).extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') {
+      return { message: formatted.message, extensions: { code: ErrorCode.PERSISTED_QUERY_NOT_FOUND } };
+    }
     const fields = variableFields(formatted.message);
     const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
     return { message: formatted.message, locations: formatted.locations, extensions };

@@ -1,6 +1,9 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import type { GraphQLContext } from './context.js';
+import { toSubgraph } from './federation.js';
 import { assertNestedArgumentsChecked } from './input-checks.js';
+import { resolveUserReference } from '../modules/account/user-reference.js';
 import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AdminResolver } from '../modules/admin/admin.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
@@ -15,9 +18,17 @@ import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
 const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver, IdentityResolver] as const;
 
+/**
+ * The service's schema: the resolvers' (type-graphql), served as an Apollo Federation 2 subgraph
+ * whose `User` entities a gateway resolves through `_entities`.
+ */
 export async function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
-  const schema = await buildSchema({ resolvers, validate: false });
+  const schema = toSubgraph(await buildSchema({ resolvers, validate: false }), {
+    User: {
+      __resolveReference: (reference: { id?: unknown }, ctx: GraphQLContext) => resolveUserReference(reference, ctx.principal(), (id) => ctx.loadUser(id)),
+    },
+  });
   assertNestedArgumentsChecked(schema);
   return schema;
 }

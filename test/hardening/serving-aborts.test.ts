@@ -66,6 +66,35 @@ describe('avatars fetched by clients that leave', () => {
   });
 });
 
+describe('a GraphQL request on a kept-alive connection, left by its client', () => {
+  const t = useTestServer({}, { captureLogs: true });
+
+  it('is logged as aborted (warn), never as an error: a browser tab closed while the console waits for an answer', async () => {
+    const user = await signInWithCode(t);
+    const body = JSON.stringify({ query: '{ me { id } mySessions { id } }' });
+    const second = `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.accessToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    for (let round = 0; round < 5; round++) {
+      // The connection's first request is answered; the second is left while it runs.
+      await new Promise<void>((resolve) => {
+        const { hostname, port } = new URL(t.url);
+        const socket = connect(Number(port), hostname, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+        let sent = false;
+        socket.on('data', () => {
+          if (sent) return;
+          sent = true;
+          socket.write(second);
+          setTimeout(() => socket.destroy(), round);
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve());
+      });
+    }
+    await settle();
+    expect(errorLines(t)).toEqual([]);
+    expect(t.logs()).toContain('request aborted: the connection closed before the response was sent');
+  });
+});
+
 describe('explorer files', () => {
   const t = useTestServer({}, { captureLogs: true });
 

@@ -144,6 +144,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ GRAPHQL_EXPLORER: 'playground' })).toThrow(/GRAPHQL_EXPLORER/);
   });
 
+  it('serves the operator console unless CONSOLE=off, in production too', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), MFA_ENCRYPTION_KEY: 'ab'.repeat(32), SMS_PROVIDER: 'console' };
+    expect(loadConfig({}).console).toBe(true);
+    expect(loadConfig(production).console).toBe(true);
+    expect(loadConfig({ CONSOLE: 'on' }).console).toBe(true);
+    expect(loadConfig({ ...production, CONSOLE: 'off' }).console).toBe(false);
+    expect(() => loadConfig({ CONSOLE: 'no' })).toThrow(/CONSOLE: must be on or off/);
+  });
+
   it('sends webhooks only when WEBHOOK_URLS is set, signed with a whsec_ secret, on the contract schedule by default', () => {
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     expect(loadConfig({}).webhooks).toEqual({

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from '@jest/globals';
+import { printSubgraph } from '../../src/graphql/federation.js';
 import { buildAppSchema, printAppSchema } from '../../src/graphql/schema.js';
 import { ErrorCode } from '../../src/shared/errors/app-error.js';
 import { describe as describeCode } from '../../src/shared/errors/catalogue.js';
@@ -9,6 +10,12 @@ describe('GraphQL schema', () => {
   it('matches the committed schema/schema.graphql (run npm run generate after changing resolvers)', async () => {
     const committed = await readFile(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
     expect(printAppSchema(await buildAppSchema())).toBe(committed);
+  });
+
+  it('matches the committed subgraph SDL, schema/subgraph.graphql (what a gateway composes)', async () => {
+    const committed = await readFile(new URL('../../schema/subgraph.graphql', import.meta.url), 'utf8');
+    expect(await printSubgraph(await buildAppSchema())).toBe(committed);
+    expect(committed).toContain('type User @key(fields: "id")');
   });
 
   it('has the operation names the contract fixes', async () => {
@@ -33,7 +40,7 @@ describe('error catalogue', () => {
       PAYLOAD_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, INVALID_IMAGE: 422, RATE_LIMITED: 429, INTERNAL: 500,
       SERVICE_UNAVAILABLE: 503, SMS_DELIVERY_FAILED: 502, FORBIDDEN: 403, ACCOUNT_BLOCKED: 403, MFA_REQUIRED: 401,
       MFA_ALREADY_ENABLED: 409, METHOD_NOT_ALLOWED: 405, REQUEST_TIMEOUT: 408, PHONE_VERIFICATION_REQUIRED: 401,
-      IDENTITY_ALREADY_LINKED: 409, IDENTITY_PROVIDER_ERROR: 502,
+      IDENTITY_ALREADY_LINKED: 409, IDENTITY_PROVIDER_ERROR: 502, PERSISTED_QUERY_NOT_FOUND: 400,
     };
     for (const code of Object.values(ErrorCode)) expect([code, describeCode(code).status]).toEqual([code, expected[code]]);
   });

@@ -43,6 +43,11 @@ export class AccountRepository {
     return this.db.em().findOne(User, { phone });
   }
 
+  /** The accounts of `ids` that exist, in one query (a gateway's references to many users). */
+  findManyById(ids: readonly string[]): Promise<User[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.db.em().find(User, { id: { $in: [...ids] } });
+  }
+
   findById(id: string): Promise<User | null> {
     return this.db.em().findOne(User, { id });
   }

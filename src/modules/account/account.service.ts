@@ -76,6 +76,11 @@ export class AccountService {
     return user ? view(user) : undefined;
   }
 
+  /** The accounts of `ids` that exist, by id, in one query. */
+  async findManyById(ids: readonly string[]): Promise<Map<string, UserView>> {
+    return new Map((await this.deps.accounts.findManyById(ids)).map((user) => [user.id, view(user)]));
+  }
+
   /** The account, or UNAUTHENTICATED when it was deleted meanwhile (its caller's token is then void too). */
   async get(id: string): Promise<UserView> {
     const user = await this.findById(id);

@@ -1,10 +1,12 @@
 import { DateTimeResolver } from 'graphql-scalars';
-import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { Role } from './role.js';
 
 registerEnumType(Role, { name: 'Role', description: 'What an account may do beyond its own data' });
 
 @ObjectType('User', { description: 'An account. Secrets (password hash, tokens) have no field here by construction.' })
+// An entity of the product's graph: other subgraphs refer to users by id (a meeting's host).
+@Directive('@key(fields: "id")')
 export class UserType {
   @Field(() => ID)
   id!: string;

@@ -26,6 +26,8 @@ export function describe(code: ErrorCode): ErrorDescription {
       return { status: 409, title: 'Identity already linked' };
     case ErrorCode.IDENTITY_PROVIDER_ERROR:
       return { status: 502, title: 'Identity provider error' };
+    case ErrorCode.PERSISTED_QUERY_NOT_FOUND:
+      return { status: 400, title: 'Persisted query not found' };
     case ErrorCode.UNAUTHENTICATED:
       return { status: 401, title: 'Authentication required' };
     case ErrorCode.REGISTRATION_DISABLED:

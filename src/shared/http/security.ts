@@ -4,7 +4,8 @@ import helmet from 'helmet';
 
 /**
  * Headers for an API: HSTS, nosniff, no framing, no referrer, a CSP that lets nothing load. Pages
- * (the GraphQL explorer's) get localPageHeaders or sandboxPageHeaders on top.
+ * (the GraphQL explorer's, the operator console's) get localPageHeaders, sandboxPageHeaders or
+ * consolePageHeaders on top.
  */
 export function securityHeaders(): RequestHandler {
   const apiHeaders = apiHeaderSet();
@@ -57,6 +58,24 @@ export function localPageHeaders(): RequestHandler {
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'", 'data:'],
     'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'none'"],
+    'frame-ancestors': ["'none'"],
+  });
+}
+
+/**
+ * Headers of the operator console's page (src/console): its scripts, styles and icon come from this
+ * server's /console/assets/, and it talks to /graphql only. Nothing inline (no script, no style
+ * element or attribute), no eval, no other origin, no plugin, no form posted, never framed.
+ */
+export function consolePageHeaders(): RequestHandler {
+  return pageHeaders({
+    'default-src': ["'none'"],
+    'script-src': ["'self'"],
+    'style-src': ["'self'"],
+    'img-src': ["'self'"],
+    'connect-src': ["'self'"],
     'base-uri': ["'none'"],
     'form-action': ["'none'"],
     'frame-ancestors': ["'none'"],

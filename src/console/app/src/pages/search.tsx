@@ -1,0 +1,123 @@
+import { useQuery } from '@apollo/client/react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { ConsoleAccountsDocument, type AccountStatus, type Role } from '../../generated/graphql';
+import { Link, navigate, to } from '../router';
+import { When } from '../ui/format';
+import { Pager } from '../ui/pager';
+import { ErrorNotice, Loading, PageTitle } from '../ui/status';
+import { takeFlash } from './flash';
+
+const PAGE_SIZE = 25;
+const STATUSES: AccountStatus[] = ['ACTIVE', 'BLOCKED'];
+const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
+
+const pick = <T extends string>(value: string | null, allowed: T[]): T | undefined => allowed.find((v) => v === value);
+
+/**
+ * Accounts: one box (a phone in any form or its first digits, a nickname, an id), a status and a
+ * role, all in the address (`/console?q=138&status=BLOCKED`), newest first, paged by the API's cursor.
+ */
+export function SearchPage({ params }: { params: URLSearchParams }) {
+  const query = params.get('q') ?? '';
+  const status = pick(params.get('status'), STATUSES);
+  const role = pick(params.get('role'), ROLES);
+  const after = params.get('after') ?? undefined;
+  const [flash] = useState(takeFlash);
+  const [form, setForm] = useState({ q: query, status: status ?? '', role: role ?? '' });
+  // Back and Forward change the address: the form shows the search on the page.
+  useEffect(() => setForm({ q: query, status: status ?? '', role: role ?? '' }), [query, status, role]);
+  const { data, loading, error } = useQuery(ConsoleAccountsDocument, {
+    variables: { query: query.trim() || undefined, status, role, first: PAGE_SIZE, after },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    navigate(to('/', { q: form.q.trim(), status: form.status, role: form.role }));
+  };
+  const filters = { q: query, status, role };
+  const accounts = data?.adminUsers.edges.map((edge) => edge.node) ?? [];
+  const next = data?.adminUsers.pageInfo.hasNextPage ? data.adminUsers.pageInfo.endCursor : undefined;
+
+  return (
+    <>
+      <PageTitle title="Accounts">Accounts</PageTitle>
+      {flash ? (
+        <p role="status" className="notice">
+          {flash}
+        </p>
+      ) : null}
+      <form role="search" aria-label="Accounts" onSubmit={submit} className="filters">
+        <div className="field wide">
+          <label htmlFor="q">Phone, nickname or id</label>
+          <input id="q" type="search" value={form.q} maxLength={100} onChange={(e) => setForm({ ...form, q: e.target.value })} />
+        </div>
+        <div className="field">
+          <label htmlFor="status">Status</label>
+          <select id="status" value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value })}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="role">Role</label>
+          <select id="role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
+            <option value="">Any</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="primary">
+          Search
+        </button>
+      </form>
+      {loading ? <Loading>Searching…</Loading> : null}
+      {error ? <ErrorNotice error={error} /> : null}
+      {data && accounts.length === 0 ? <p role="status">No account matches.</p> : null}
+      {accounts.length > 0 ? (
+        <table>
+          <caption>{query ? `Accounts matching “${query}”` : 'All accounts'}, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Phone</th>
+              <th scope="col">Nickname</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Sessions</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last sign-in</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((account) => (
+              <tr key={account.id}>
+                <th scope="row">
+                  <Link href={to(`/users/${account.id}`)}>{account.phone}</Link>
+                </th>
+                <td>{account.nickname}</td>
+                <td>{account.role}</td>
+                <td>
+                  <span className={`badge ${account.status.toLowerCase()}`}>{account.status}</span>
+                </td>
+                <td>{account.activeSessions}</td>
+                <td>
+                  <When at={account.createdAt} />
+                </td>
+                <td>
+                  <When at={account.lastLoginAt} none="never" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager label="Pages of accounts" first={after ? to('/', filters) : undefined} next={next ? to('/', { ...filters, after: next }) : undefined} />
+    </>
+  );
+}
