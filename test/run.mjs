@@ -64,7 +64,10 @@ if (!env.DATABASE_URL) {
   // All connections share PGlite's one session: a named prepared statement of one would collide
   // with the same name prepared by another, so every service the tests start goes without them.
   env.TEST_EMBEDDED_DATABASE = '1';
-  args.push('--runInBand');
+  // One test file at a time (one session), in a worker that jest replaces once it holds more than
+  // workerIdleMemoryLimit (package.json): each test file imports the whole service anew, and a
+  // process running every file would outgrow its heap (as --runInBand did).
+  args.push('--maxWorkers=1');
 }
 
 if (!env.TEST_REDIS_URL) {
