@@ -68,6 +68,11 @@ export class Database {
     });
   }
 
+  /** Whether the caller runs inside a `transaction()`, whose connection its statements use. */
+  inTransaction(): boolean {
+    return this.open > 0 && this.orm.em.getContext(false).getTransactionContext() !== undefined;
+  }
+
   names<T extends object>(entity: EntityClass<T>): SqlNames<T> {
     const meta = this.orm.getMetadata().get(entity);
     const names: Record<string, string> = { table: this.quote(meta.tableName) };
