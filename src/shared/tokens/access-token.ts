@@ -41,6 +41,13 @@ export class AccessTokens {
    * header, so the per-request check rarely decodes one. Only valid tokens add to it, and a few.
    */
   private readonly kids = new Map<string, string | undefined>();
+  /**
+   * Tokens that verified, until they expire: a client sends the same token with every request for
+   * its lifetime, and the signature, issuer and audience of the same string verify the same way each
+   * time. A remembered token still needs its key live in the ring (a retired key ends its tokens at
+   * once) and its expiry ahead; the session behind it is checked by the caller on every request.
+   */
+  private readonly verified = new Map<string, { claims: AccessClaims; key: TokenKey; kid: string | undefined; expiresAt: number }>();
 
   constructor(
     private readonly keys: { current(): KeyRing },
@@ -87,13 +94,19 @@ export class AccessTokens {
    */
   verify(token: string): AccessClaims | Promise<AccessClaims> {
     const ring = this.keys.current();
+    const known = this.verified.get(token);
+    if (known) {
+      const { claims, key, kid, expiresAt } = known;
+      if (Date.now() < expiresAt && (kid === undefined ? ring.withoutKid : ring.find(kid)) === key) return claims;
+      this.verified.delete(token);
+    }
     const header = token.slice(0, Math.max(0, token.indexOf('.')));
     const kid = this.kids.has(header) ? this.kids.get(header) : headerKid(header);
     const key = kid === undefined ? ring.withoutKid : ring.find(kid);
     if (!key) throw unauthenticated();
     if (key.alg === 'EdDSA') {
       return this.checkEdDSA(token, key).then(
-        (payload) => this.claims(payload, header, kid),
+        (payload) => this.claims(token, payload, header, key, kid),
         () => Promise.reject(unauthenticated()),
       );
     }
@@ -103,11 +116,11 @@ export class AccessTokens {
     } catch {
       throw unauthenticated();
     }
-    return this.claims(payload, header, kid);
+    return this.claims(token, payload, header, key, kid);
   }
 
-  /** The claims of a token whose signature checked out; remembers its header's kid. */
-  private claims(payload: jwt.JwtPayload | string, header: string, kid: string | undefined): AccessClaims {
+  /** The claims of a token whose signature checked out; remembers its header's kid, and the token until it expires. */
+  private claims(token: string, payload: jwt.JwtPayload | string, header: string, key: TokenKey, kid: string | undefined): AccessClaims {
     // This service signs ids in lower case; the check makes any other spelling the same id anyway.
     const userId = typeof payload === 'string' || typeof payload.sub !== 'string' ? undefined : toUuid(payload.sub);
     const sessionId = typeof payload === 'string' || typeof payload.sid !== 'string' ? undefined : toUuid(payload.sid);
@@ -115,8 +128,19 @@ export class AccessTokens {
     const { amr = [], auth_time: authTime } = payload as { amr?: unknown; auth_time?: unknown };
     if (!isStringArray(amr) || (authTime !== undefined && !Number.isSafeInteger(authTime))) throw unauthenticated();
     if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);
-    const claims: AccessClaims = { userId, sessionId, amr };
-    if (authTime !== undefined) claims.authTime = new Date((authTime as number) * 1000);
+    // Frozen: the same claims answer every request of the token while it is remembered.
+    const claims: AccessClaims = Object.freeze({
+      userId,
+      sessionId,
+      amr: Object.freeze([...amr]),
+      ...(authTime !== undefined && { authTime: new Date((authTime as number) * 1000) }),
+    });
+    const { exp } = payload;
+    if (typeof exp === 'number') {
+      // The oldest out first: a full map of live tokens gives up one entry for each newcomer.
+      if (this.verified.size >= VERIFIED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { claims, key, kid, expiresAt: exp * 1000 });
+    }
     return claims;
   }
 
@@ -130,6 +154,9 @@ export class AccessTokens {
     return (await jwtVerify(token, key.verifyWith, { algorithms: ['EdDSA'], issuer, audience })).payload;
   }
 }
+
+/** Verified tokens remembered (about 1 KB each): the live tokens of that many clients at once. */
+const VERIFIED_TOKENS = 10_000;
 
 /** Distinct headers remembered: one per key and signing library, so a few suffice. */
 const KNOWN_HEADERS = 16;
