@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Express, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config/config.js';
+import { apolloHandler } from './graphql/apollo-handler.js';
 import { GraphQLContext } from './graphql/context.js';
+import { withGraphqlFastPath } from './graphql/fast-path.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
@@ -43,7 +45,8 @@ import type { Logger } from './shared/logger.js';
 import { HttpMetrics } from './shared/metrics/http-metrics.js';
 import type { Metrics } from './shared/metrics/metrics.js';
 
-const JSON_BODY_LIMIT = '100kb';
+/** JSON bodies: at most 100 KiB. */
+const JSON_BODY_LIMIT_BYTES = 100 * 1024;
 
 /** GraphQL document limits of the contract (depth 10, aliases 15) and GraphQL Armor's defaults for the rest. */
 const GRAPHQL_LIMITS = { depth: 10, aliases: 15, directives: 50, tokens: 1000, cost: 5000 } as const;
@@ -56,17 +59,21 @@ export interface AppOptions {
   ready: () => Promise<boolean>;
   /** Request durations and GraphQL operations are counted here when given (METRICS_PORT on). */
   metrics?: Metrics;
+  /** POST /graphql past Express's router and body parser (see withGraphqlFastPath); on unless false, off while tracing. */
+  fastPaths?: boolean;
 }
 
 export interface App {
   express: Express;
+  /** The HTTP server's request listener: Express, or first the lean path of POST /graphql. */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
   apollo: ApolloServer<GraphQLContext>;
   /** The HTTP server's 'clientError' listener: request timeouts answered 408, other client errors as Node answers them. */
   clientError: ReturnType<typeof clientErrorListener>;
 }
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
-export async function createApp({ config, services, logger, ready, metrics }: AppOptions): Promise<App> {
+export async function createApp({ config, services, logger, ready, metrics, fastPaths = true }: AppOptions): Promise<App> {
   const app = express();
   app.disable('x-powered-by');
   // No ETag computed (a SHA-1 of every body) for API answers: they are no-store, so no cache holds a
@@ -78,7 +85,8 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
   const explorer = graphqlExplorer(config.graphqlExplorer);
   const httpMetrics = metrics && new HttpMetrics(metrics);
-  app.use(sequence(requestContext(logger, httpMetrics), securityHeaders(), ...(explorer ? [explorer] : []), corsFor(config.corsOrigins)));
+  const front = sequence(requestContext(logger, httpMetrics), securityHeaders(), ...(explorer ? [explorer] : []), corsFor(config.corsOrigins));
+  app.use(front);
 
   // Depth, alias, directive, token and cost limits, checked while the document is validated:
   // an abusive document is refused before any resolver runs.
@@ -130,31 +138,26 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
   // Where answers carry tokens or personal data: no-store, set before the body is read so that a
   // refused body (413, malformed JSON) is covered too; GraphQL GET queries included (the schema sets
   // no cache hints, so Apollo's cache-control plugin is turned off).
-  const json = express.json({ limit: JSON_BODY_LIMIT });
+  const json = express.json({ limit: JSON_BODY_LIMIT_BYTES });
   const privateJson = sequence(noStore, json);
   // REST's inputs are checked for what they may not hold here, before any route; GraphQL's, by
   // inputChecksPlugin and storableStringLiterals (variables and literals, whatever the transport).
   const restJson = sequence(privateJson, storableInput);
   // The busiest mounts first; each is one path match for the requests it does not serve.
-  app.use(
-    '/graphql',
-    sequence(noStore, servedMethodsOnly, json),
-    sequence(
-      limitTokens(GRAPHQL_LIMITS.tokens),
-      guardedUploads(
-        services,
-        // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
-        graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
-      ),
-      // After the uploads: a multipart request's operation is its `operations` field.
-      ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
+  const beforeBody = sequence(noStore, servedMethodsOnly);
+  const afterBody = sequence(
+    limitTokens(GRAPHQL_LIMITS.tokens),
+    guardedUploads(
+      services,
+      // busboy flags a file that reaches maxFileSize, so +1: a file of exactly the limit is accepted, as on REST.
+      graphqlUploadExpress({ maxFileSize: services.limits.avatarMaxBytes + 1, maxFiles: 1, maxFieldSize: 100 * 1024 }),
     ),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) =>
-        new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined),
-    }),
-    graphqlErrorHandler(logger),
+    // After the uploads: a multipart request's operation is its `operations` field.
+    ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
+    apolloHandler(apollo, async (req, res) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined)),
   );
+  const onGraphqlError = graphqlErrorHandler(logger);
+  app.use('/graphql', sequence(beforeBody, json), afterBody, onGraphqlError);
 
   // Each module's router straight under its full prefix (no /api/v1 router around them: every
   // router a request passes through allocates its own dispatch state). Under a prefix, the routers
@@ -204,5 +207,7 @@ export async function createApp({ config, services, logger, ready, metrics }: Ap
     return problemDocument(error, requestId);
   };
   const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut });
-  return { express: app, apollo, clientError };
+  // Tracing names its spans after Express's layers: with it on, every request goes through them.
+  const listener = fastPaths && !config.tracing ? withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }) : app;
+  return { express: app, listener, apollo, clientError };
 }

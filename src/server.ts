@@ -37,6 +37,8 @@ export interface StartOptions {
   sms?: SmsProvider;
   /** Told of every webhook try (for a metric): its event type and how it ended. */
   onWebhookDelivery?: DispatcherOptions['onDelivery'];
+  /** False: every request through Express, POST /graphql included (see withGraphqlFastPath). */
+  fastPaths?: boolean;
 }
 
 /** Start-up: database (embedded or DATABASE_URL) -> migrations -> services -> app -> listen. */
@@ -65,7 +67,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const services = await createServices(config, db, logger, { sms: options.sms, metrics });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
-    const { express, apollo, clientError } = await createApp({ config, services, logger, ready, metrics });
+    const { express, listener, apollo, clientError } = await createApp({ config, services, logger, ready, metrics, fastPaths: options.fastPaths });
     const stopJanitor = startJanitor(services.sweepers, logger);
     const dispatcher = services.webhooks.enabled
       ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: deliveryListener(metrics, options.onWebhookDelivery) })
@@ -77,7 +79,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const { requestTimeoutMs, headersTimeoutMs } = config.http;
     const server = createServer(
       { requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: checkingInterval(headersTimeoutMs) },
-      express,
+      listener,
     );
     server.on('clientError', clientError);
     server.listen(config.port, config.host);

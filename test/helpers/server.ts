@@ -37,6 +37,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Keep every log line, for `logs()`. */
   captureLogs?: boolean;
+  /** False: POST /graphql through Express like every other request (the service's StartOptions.fastPaths). */
+  fastPaths?: boolean;
   /**
    * The tests of this server provoke faults of the service on purpose (a table renamed away, a
    * provider that fails): its error-level log lines are expected. Those of every other server fail
@@ -83,7 +85,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         : undefined,
     options.expectFaults ?? false,
   );
-  const server = await startServer(config, logger, { onWebhookDelivery: options.onWebhookDelivery }).catch(async (error: unknown) => {
+  const server = await startServer(config, logger, { onWebhookDelivery: options.onWebhookDelivery, fastPaths: options.fastPaths }).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw error;
   });

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { signInWithCode } from '../helpers/factories.js';
+import { useTestServer, type TestServer } from '../helpers/server.js';
+
+// POST /graphql takes a lean path past Express's router and body parser (src/graphql/fast-path.ts).
+// The same requests to a server with the lean path and to one without it must get the same answers:
+// status, headers and body, byte for byte but for the request's own id.
+const CORS_ORIGIN = 'https://app.example.com';
+const env = { CORS_ORIGINS: CORS_ORIGIN };
+const lean = useTestServer(env);
+const plain = useTestServer(env, { fastPaths: false });
+
+/** Requests to /graphql dispatched by Express (the server's app.handle), by server. */
+const dispatched = new Map<TestServer, number>();
+const restores: (() => void)[] = [];
+beforeEach(() => {
+  for (const t of [lean, plain]) {
+    const app = t.server.express;
+    const handle = app.handle.bind(app);
+    dispatched.set(t, 0);
+    app.handle = ((req: { url: string }, ...rest: unknown[]) => {
+      if (req.url.startsWith('/graphql')) dispatched.set(t, dispatched.get(t)! + 1);
+      return (handle as (...args: unknown[]) => unknown)(req, ...rest);
+    }) as typeof app.handle;
+    restores.push(() => {
+      app.handle = handle;
+    });
+  }
+});
+afterEach(() => {
+  for (const restore of restores.splice(0)) restore();
+});
+
+interface Sent {
+  path?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** What a server answered, without what differs by nature between two servers and two requests. */
+async function answer(t: TestServer, { path = '/graphql', method = 'POST', headers = {}, body }: Sent) {
+  const res = await fetch(`${t.url}${path}`, { method, headers, body });
+  const requestId = res.headers.get('x-request-id');
+  const shown: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== 'date' && name !== 'x-request-id') shown[name] = value;
+  });
+  const text = await res.text();
+  return { status: res.status, headers: shown, body: requestId ? text.replaceAll(requestId, '<request id>') : text, requestId: Boolean(requestId) };
+}
+
+async function expectSame(request: Sent): Promise<Awaited<ReturnType<typeof answer>>> {
+  const [fast, slow] = [await answer(lean, request), await answer(plain, request)];
+  expect(fast).toEqual(slow);
+  return fast;
+}
+
+const json = (token?: string, extra: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  ...(token && { authorization: `Bearer ${token}` }),
+  ...extra,
+});
+
+describe('POST /graphql without the router answers as with it', () => {
+  it('answers the same to queries, errors and refusals, taking the lean path exactly for plain JSON POSTs', async () => {
+    const me = await signInWithCode(lean);
+    const token = me.accessToken;
+    const query = (q: string, variables?: unknown) => JSON.stringify({ query: q, ...(variables !== undefined && { variables }) });
+    const leanCases: Sent[] = [
+      { headers: json(token), body: query('{ me { id phone nickname } }') },
+      { headers: json(), body: query('{ me { id } }') },
+      { headers: json(token, { origin: CORS_ORIGIN }), body: query('{ me { id } }') },
+      { headers: json(token, { origin: 'https://evil.example' }), body: query('{ me { id } }') },
+      { headers: json(token, { accept: 'application/graphql-response+json' }), body: query('{ me { nope } }') },
+      { headers: json(token, { accept: 'text/html' }), body: query('{ me { id } }') },
+      { headers: { ...json(token), 'content-type': 'application/json; charset=UTF-8' }, body: query('{ me { id } }') },
+      { headers: json(token), body: `\uFEFF${query('{ me { id } }')}` },
+      { headers: json(token), body: '  \n{"query": "{ me { id } }"}' },
+      { headers: json(token), body: '{"query": ' },
+      { headers: json(token), body: '"{ me { id } }"' },
+      { headers: json(token), body: 'null' },
+      { headers: json(token), body: '[{"query": "{ me { id } }"}]' },
+      { headers: json(token), body: '{}' },
+      { headers: json(token), body: query('{ me { id ') },
+      { headers: json(token), body: query('{ me { id } }', 'not an object') },
+      { headers: json(token), body: query(`{ me { ${'id '.repeat(1200)}} }`) },
+      { headers: json(token), body: query('mutation { sendCode(input: { phone: "12" }) { expiresIn } }') },
+      { headers: json(token), body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }) },
+    ];
+    for (const request of leanCases) {
+      const before = dispatched.get(lean)!;
+      const seen = await expectSame(request);
+      expect(seen.requestId).toBe(true);
+      expect(dispatched.get(lean)).toBe(before);
+    }
+    const first = await expectSame(leanCases[0]!);
+    expect(JSON.parse(first.body)).toEqual({ data: { me: { id: me.userId, phone: me.phone, nickname: expect.any(String) } } });
+    expect(first.headers['cache-control']).toBe('no-store');
+
+    // Everything else goes through Express on both servers, and is answered the same too.
+    const expressCases: Sent[] = [
+      { path: '/graphql?x=1', headers: json(token), body: query('{ me { id } }') },
+      { headers: { ...json(token), 'content-type': 'application/json; charset=latin1' }, body: query('{ me { id } }') },
+      { headers: { ...json(token), 'content-type': 'text/plain' }, body: query('{ me { id } }') },
+      { headers: json(token), body: '' },
+      { headers: json(token), body: query(`{ me { id } } ${'#'.repeat(110 * 1024)}`) },
+      { method: 'GET', path: `/graphql?query=${encodeURIComponent('{ me { id } }')}`, headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': '1' } },
+      { method: 'PUT', headers: json(token), body: query('{ me { id } }') },
+    ];
+    for (const request of expressCases) {
+      const before = dispatched.get(lean)!;
+      await expectSame(request);
+      expect(dispatched.get(lean)).toBe(before + 1);
+    }
+    expect(dispatched.get(plain)).toBe(leanCases.length + 1 + expressCases.length);
+  });
+});
