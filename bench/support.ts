@@ -114,6 +114,37 @@ export async function signIn(service: ServiceProcess, phone: string): Promise<st
   return ((await login.json()) as { accessToken: string }).accessToken;
 }
 
+/**
+ * `count` sessions of one new account (registered by SMS code, then signed in by password), as that
+ * many clients of it would hold: their access tokens. One account, so that every answer is the same.
+ */
+export async function signInSessions(service: ServiceProcess, phone: string, count: number): Promise<string[]> {
+  const post = async (path: string, body: unknown): Promise<{ accessToken: string }> => {
+    const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { accessToken: string };
+  };
+  const password = 'bench-sessions-password-1';
+  await post('/api/v1/auth/send-code', { phone, purpose: 'register' });
+  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone));
+  if (!line) throw new Error(`no code was sent to ${phone}`);
+  const first = await post('/api/v1/auth/register', { phone, code: (JSON.parse(line) as { code: string }).code, password });
+  const tokens = [first.accessToken];
+  while (tokens.length < count) {
+    const batch = Math.min(8, count - tokens.length);
+    tokens.push(...(await Promise.all(Array.from({ length: batch }, () => post('/api/v1/auth/login-password', { phone, password })))).map((p) => p.accessToken));
+  }
+  return tokens;
+}
+
+/**
+ * An autocannon `setupRequest` that gives each request the token of one of `tokens` at random, as
+ * requests of many clients arrive: no two requests in flight need share a session.
+ */
+export function anySession(tokens: readonly string[]): (request: { headers?: Record<string, string> }) => { headers?: Record<string, string> } {
+  return (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${tokens[Math.floor(Math.random() * tokens.length)]}` } });
+}
+
 /** CPU time (user + system, all threads) a process has used so far, in clock ticks, from /proc. */
 export function cpuTicksOf(pid: number): number {
   // Fields after the parenthesised command name: state is 3rd, utime 14th, stime 15th.

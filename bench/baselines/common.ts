@@ -8,11 +8,13 @@ import pg from 'pg';
 /**
  * The service's per-request session check (SessionRepository.liveUser in
  * src/modules/session/session.repository.ts, which builds it from the entities' metadata), written
- * out: the same tables, columns, conditions and join.
+ * out for one session: the same tables, columns, conditions and join. The service asks it for all
+ * the requests of one turn of its event loop in one statement; a plain server, as here, asks once
+ * per request.
  */
-const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
+const LIVE_USER_SQL = `select u.id, u.phone, u.nickname, u.avatar_key, u.password_hash is not null as has_password, u.role, u.created_at, u.last_login_at, s.last_used_at < now() - interval '60 seconds' as stale
          from sessions s join users u on u.id = s.user_id
-        where s.id = $1 and s.user_id = $2 and s.revoked_at is null and s.expires_at > now()`;
+        where s.id = $1 and s.user_id = $2 and s.revoked_at is null and s.expires_at > now() and u.blocked_at is null`;
 
 export interface LiveUserRow {
   id: string;
@@ -20,6 +22,7 @@ export interface LiveUserRow {
   nickname: string;
   avatar_key: string | null;
   has_password: boolean;
+  role: string;
   created_at: Date;
   last_login_at: Date | null;
 }

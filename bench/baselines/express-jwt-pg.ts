@@ -19,6 +19,7 @@ app.get('/api/v1/users/me', async (req, res) => {
     nickname: user.nickname,
     avatarUrl: user.avatar_key ? `/api/v1/avatars/${user.avatar_key}` : null,
     hasPassword: user.has_password,
+    role: user.role,
     createdAt: user.created_at.toISOString(),
     lastLoginAt: user.last_login_at?.toISOString() ?? null,
   });
