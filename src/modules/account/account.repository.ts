@@ -31,21 +31,33 @@ export interface NewUser {
 /** The `users` table: no other file reads or writes it, but for the session check's join (`userViewSource`). */
 export class AccountRepository {
   private readonly recordSignInSql: string;
+  /** Prepared reads: the accounts a gateway's references name, an account's sign-in activity. */
+  private readonly byIdsSql: string;
+  private readonly activitySql: string;
 
   constructor(private readonly db: Database) {
     const u = db.names(User);
     const view = userViewSource(db, 'u');
     this.recordSignInSql = `update ${view.from} set ${u.loginCount} = u.${u.loginCount} + 1, ${u.lastLoginAt} = now()
                              where ${view.id} = $1 returning ${view.columns}, not (${view.active}) as blocked`;
+    this.byIdsSql = `select ${view.columns} from ${view.from} where ${view.id} = any($1::uuid[])`;
+    this.activitySql = `select ${u.loginCount} as "loginCount", ${u.lastLoginAt} as "lastLoginAt", ${u.createdAt} as "memberSince" from ${u.table} where ${u.id} = $1`;
   }
 
   findByPhone(phone: string): Promise<User | null> {
     return this.db.em().findOne(User, { phone });
   }
 
-  /** The accounts of `ids` that exist, in one query (a gateway's references to many users). */
-  findManyById(ids: readonly string[]): Promise<User[]> {
-    return ids.length === 0 ? Promise.resolve([]) : this.db.em().find(User, { id: { $in: [...ids] } });
+  /** The accounts of `ids` that exist, in one prepared query (a gateway's references to many users). */
+  findManyById(ids: readonly string[]): Promise<UserFields[]> {
+    return ids.length === 0 ? Promise.resolve([]) : this.db.rows<UserFields>(this.byIdsSql, [[...ids]], 'users_by_ids');
+  }
+
+  /** How often and when the account signed in, and since when it exists; undefined when it does not. */
+  async activity(id: string): Promise<{ loginCount: number; lastLoginAt: Date | null; memberSince: Date } | undefined> {
+    // Timestamps come as the database writes them (the pool parses no dates).
+    const row = await this.db.one<{ loginCount: number; lastLoginAt: Date | string | null; memberSince: Date | string }>(this.activitySql, [id], 'user_activity');
+    return row && { loginCount: row.loginCount, lastLoginAt: row.lastLoginAt === null ? null : new Date(row.lastLoginAt), memberSince: new Date(row.memberSince) };
   }
 
   findById(id: string): Promise<User | null> {

@@ -78,7 +78,7 @@ export class AccountService {
 
   /** The accounts of `ids` that exist, by id, in one query. */
   async findManyById(ids: readonly string[]): Promise<Map<string, UserView>> {
-    return new Map((await this.deps.accounts.findManyById(ids)).map((user) => [user.id, view(user)]));
+    return new Map((await this.deps.accounts.findManyById(ids)).map((user) => [user.id, toUserView(user)]));
   }
 
   /** The account, or UNAUTHENTICATED when it was deleted meanwhile (its caller's token is then void too). */
@@ -200,9 +200,9 @@ export class AccountService {
   }
 
   async activity(userId: string): Promise<AccountActivity> {
-    const user = await this.deps.accounts.findById(userId);
-    if (!user) throw gone();
-    return { loginCount: user.loginCount, lastLoginAt: user.lastLoginAt, memberSince: user.createdAt };
+    const activity = await this.deps.accounts.activity(userId);
+    if (!activity) throw gone();
+    return activity;
   }
 
   async updateProfile(principal: Principal, nickname: string, client: ClientInfo): Promise<UserView> {

@@ -175,7 +175,7 @@ export class MfaRepository {
   }
 
   async recoveryCodesLeft(userId: string): Promise<number> {
-    return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId]))?.n ?? 0;
+    return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId], 'mfa_codes_left'))?.n ?? 0;
   }
 
   async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {

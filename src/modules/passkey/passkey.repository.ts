@@ -29,7 +29,7 @@ export interface SignInPasskey {
 
 /** The `passkeys` and `webauthn_challenges` tables. */
 export class PasskeyRepository {
-  private readonly sql: { takeSignIn: string; takeRegistration: string; advance: string; countsFor: string; exists: string };
+  private readonly sql: { takeSignIn: string; takeRegistration: string; advance: string; countsFor: string; countFor: string; exists: string };
 
   constructor(private readonly db: Database) {
     const c = db.names(WebAuthnChallenge);
@@ -53,6 +53,8 @@ export class PasskeyRepository {
                 returning 1 as ok`,
       // One grouped query for a page of accounts (the operators' search), from the user index.
       countsFor: `select ${p.user} as "userId", count(*)::int as n from ${p.table} where ${p.user} = any($1::uuid[]) group by ${p.user}`,
+      // Prepared: a signed-in user's factors are read with its first screen.
+      countFor: `select count(*)::int as n from ${p.table} where ${p.user} = $1`,
     };
   }
 
@@ -97,8 +99,8 @@ export class PasskeyRepository {
     return this.db.em().find(Passkey, { user: userId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   }
 
-  countFor(userId: string): Promise<number> {
-    return this.db.em().count(Passkey, { user: userId });
+  async countFor(userId: string): Promise<number> {
+    return (await this.db.one<{ n: number }>(this.sql.countFor, [userId], 'passkey_count_for'))?.n ?? 0;
   }
 
   /** Per account of `userIds` that has passkeys, how many. */
