@@ -8,22 +8,32 @@ const SHOWN_TO_OTHERS = new Set<keyof UserView>(['id', 'nickname', 'avatarUrl'])
 
 /**
  * Another account as `_entities` shows it: its id, nickname and avatar; every other field of it,
- * when selected, is FORBIDDEN (the getter throws, and graphql-js reports the field's error).
+ * when selected, is FORBIDDEN (a getter of the prototype throws, and graphql-js reports the field's
+ * error). A class: fifty references are fifty small objects of one shape, not fifty objects of
+ * property descriptors and closures each.
  */
+class ShownToOthers {
+  constructor(
+    readonly id: UserView['id'],
+    readonly nickname: UserView['nickname'],
+    readonly avatarUrl: UserView['avatarUrl'],
+  ) {}
+}
+
+/** The fields of UserView that ShownToOthers refuses, each given its throwing getter once, when first seen. */
+const refused = new Set<string>();
+
 function shownToOthers(user: UserView): UserView {
-  const view = {} as UserView;
-  for (const key of Object.keys(user) as (keyof UserView)[]) {
-    if (SHOWN_TO_OTHERS.has(key)) Object.defineProperty(view, key, { value: user[key], enumerable: true });
-    else {
-      Object.defineProperty(view, key, {
-        enumerable: true,
-        get: () => {
-          throw new AppError(ErrorCode.FORBIDDEN, `Another account's ${key} is not shown; only id, nickname and avatarUrl are`);
-        },
-      });
-    }
+  for (const key in user) {
+    if (SHOWN_TO_OTHERS.has(key as keyof UserView) || refused.has(key)) continue;
+    refused.add(key);
+    Object.defineProperty(ShownToOthers.prototype, key, {
+      get: () => {
+        throw new AppError(ErrorCode.FORBIDDEN, `Another account's ${key} is not shown; only id, nickname and avatarUrl are`);
+      },
+    });
   }
-  return view;
+  return new ShownToOthers(user.id, user.nickname, user.avatarUrl) as unknown as UserView;
 }
 
 /**
