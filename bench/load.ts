@@ -2,7 +2,8 @@
 import autocannon from 'autocannon';
 import { cpuTicksOf, median } from './support.js';
 
-const CONNECTIONS = 50;
+/** Concurrent connections of a load; BENCH_CONNECTIONS=1 or 4 shows the per-request path with little to batch. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const SECONDS = 10;
 export const ROUNDS = 3;
 

@@ -4,6 +4,8 @@
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
+// BENCH_CONNECTIONS=1 BENCH_ONLY=rest,graphql loads through that many connections instead of 50 (the
+// per-request path with few requests in flight to share a session check).
 import { cpus } from 'node:os';
 import { adminSearchBench } from './admin-search.bench.js';
 import { avatarBench } from './avatar.bench.js';

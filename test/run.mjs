@@ -37,6 +37,22 @@ const POOLER_PASS = [
   'test/migrations.test.ts',
 ];
 
+/**
+ * The suites that drive Chromium or start a gateway. With TEST_SKIP_BROWSER_AND_GATEWAY=1 (CI's second
+ * pass, on the embedded database, after they passed on PostgreSQL) they are left out: what they test
+ * is the browser's or the gateway's side, the same on either database, and they are the slowest files.
+ */
+const BROWSER_AND_GATEWAY = [
+  'test/console/admin.test.ts',
+  'test/console/operators.test.ts',
+  'test/console/session.test.ts',
+  'test/graphql/explorer.test.ts',
+  'test/passkeys/browser.test.ts',
+  'test/identity/web-flow.test.ts',
+  'test/identity/provider.test.ts',
+  'test/federation/gateway.test.ts',
+];
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, NODE_ENV: 'test' };
 const args = ['--experimental-vm-modules', join(root, 'node_modules/jest/bin/jest.js'), ...process.argv.slice(2)];
@@ -114,6 +130,12 @@ if (!env.TEST_EMBEDDED_DATABASE && !env.TEST_PGBOUNCER_PORT) {
     env.TEST_PGBOUNCER_SKIP = 'pgbouncer is not installed (apt-get install -y pgbouncer)';
     process.stdout.write(`${env.TEST_PGBOUNCER_SKIP}: the tests through a transaction-mode pooler will be skipped\n`);
   }
+}
+
+if (env.TEST_SKIP_BROWSER_AND_GATEWAY === '1') {
+  const escaped = BROWSER_AND_GATEWAY.map((file) => file.replace(/[.]/g, '\\.'));
+  args.push(`--testPathIgnorePatterns=/(${escaped.join('|')})$`);
+  process.stdout.write(`TEST_SKIP_BROWSER_AND_GATEWAY=1: leaving out ${BROWSER_AND_GATEWAY.join(', ')}\n`);
 }
 
 let code = await jest(args, env);
