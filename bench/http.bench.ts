@@ -3,7 +3,7 @@
 // against a bare Apollo Server, the baselines running the service's session-check SQL for each
 // request on a pool of the same size, as processes of their own. The load is that of many clients
 // of one account: each request carries the token of one of SESSIONS sessions, at random.
-import { compare, log, sideBySide, type Comparison, type LoadOptions } from './load.js';
+import { compare, comparisonRow, log, sideBySide, type Comparison, type LoadOptions } from './load.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -191,18 +191,8 @@ export async function pinned<T>(service: ServiceProcess, baseline: ChildServer, 
 }
 
 function row(name: string, c: Comparison, target: number): Row {
-  log(`${name}: ratios per round ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}`);
-  return {
-    case: name,
-    rps: c.service.rps,
-    p50: c.service.p50,
-    p99: c.service.p99,
-    baselineRps: c.baseline.rps,
-    ratio: c.ratio,
-    value: `${SIDE_BY_SIDE ? 'side by side; ' : ''}baseline p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms`,
-    target: `ratio >= ${target.toFixed(2)}`,
-    pass: c.ratio >= target,
-  };
+  const value = `${SIDE_BY_SIDE ? 'side by side; ' : ''}baseline p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms`;
+  return comparisonRow(name, c, { value, target: `ratio >= ${target.toFixed(2)}`, pass: c.ratio >= target });
 }
 
 /** A row whose ratio is reported, with no target. */

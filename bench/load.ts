@@ -1,6 +1,6 @@
 // The load generator of the benchmark: autocannon, run in this process against a server process.
 import autocannon from 'autocannon';
-import { cpuTicksOf, median } from './support.js';
+import { cpuTicksOf, median, type Row } from './support.js';
 
 /** Concurrent connections of a load; BENCH_CONNECTIONS=1 or 4 shows the per-request path with little to batch. */
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -165,6 +165,17 @@ function combine(slices: LoadResult[]): LoadResult {
   const responses = slices.reduce((sum, r) => sum + r.responses, 0);
   const seconds = slices.reduce((sum, r) => sum + r.seconds, 0);
   return { ...medianOf(slices), rps: responses / seconds, responses, seconds };
+}
+
+/** The ratio of each round, service over baseline, as printed in logs and tables. */
+export function roundRatios(c: Comparison): string {
+  return c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ');
+}
+
+/** The table row of a comparison (the service's figures, the baseline's rate, the median ratio), its rounds logged. */
+export function comparisonRow(name: string, c: Comparison, verdict: Pick<Row, 'value' | 'target' | 'pass'>): Row {
+  log(`${name}: ratios per round ${roundRatios(c)}`);
+  return { case: name, rps: c.service.rps, p50: c.service.p50, p99: c.service.p99, baselineRps: c.baseline.rps, ratio: c.ratio, ...verdict };
 }
 
 /** Progress on stderr, so that stdout carries only the table. */

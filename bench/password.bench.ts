@@ -1,12 +1,11 @@
 // Password sign-in: throughput of the service's bcrypt worker pool against one thread of bcryptjs,
 // and the latency of a cheap authenticated route while password logins saturate the CPU.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { load, log, medianOf, ROUNDS, type LoadResult } from './load.js';
-import { median, root, signIn, waitIdle, type Row, type ServiceProcess } from './support.js';
+import { median, register, root, signIn, waitIdle, type Row, type ServiceProcess } from './support.js';
 
 const run = promisify(execFile);
 
@@ -39,20 +38,11 @@ async function oneThreadRate(service: ServiceProcess, hash: string, seconds: num
   return rate;
 }
 
-async function register(service: ServiceProcess, phone: string): Promise<void> {
-  const post = (path: string, body: unknown) =>
-    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const sent = await post('/api/v1/auth/send-code', { phone, purpose: 'register' });
-  if (!sent.ok) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
-  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone))!;
-  const res = await post('/api/v1/auth/register', { phone, code: (JSON.parse(line) as { code: string }).code, password: PASSWORD });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-}
 
 /** The service must run with BCRYPT_COST=12 and login-failure limits that concurrent logins cannot reach. */
 export async function passwordBench(service: ServiceProcess): Promise<Row[]> {
   const phones = Array.from({ length: ACCOUNTS }, (_, i) => `+86135${String(10000000 + i).slice(-8)}`);
-  const [token] = await Promise.all([signIn(service, '+8613400134000'), ...phones.map((phone) => register(service, phone))]);
+  const [token] = await Promise.all([signIn(service, '+8613400134000'), ...phones.map((phone) => register(service, phone, PASSWORD))]);
 
   let next = 0;
   const logins = {

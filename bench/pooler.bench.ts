@@ -7,12 +7,11 @@
 // - four instances with pools of 8 (32 client connections for pgbouncer's 20 server connections)
 //   under /users/me load together, against one of them alone: how the throughput scales here, and
 //   not one failed request.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { findPgBouncer, startPgBouncer } from '../test/pgbouncer.mjs';
 import { pinned } from './http.bench.js';
-import { compare, load, log, medianOf, ROUNDS, sideBySide, type Comparison, type LoadResult } from './load.js';
-import { cpuTicksOf, freshDatabase, median, signIn, startService, type Row, type ServiceProcess } from './support.js';
+import { compare, comparisonRow, load, log, medianOf, ROUNDS, roundRatios, sideBySide, type Comparison, type LoadResult } from './load.js';
+import { cpuTicksOf, freshDatabase, median, register, signIn, startService, type Row, type ServiceProcess } from './support.js';
 
 const POOL_SIZE = 8;
 const INSTANCES = 4;
@@ -46,7 +45,8 @@ export async function poolerBench(adminUrl: string, port: number): Promise<Row[]
     log(`pooler: pgbouncer on 127.0.0.1:${pgbouncer.port} (transaction mode), ${INSTANCES} instances behind it and one direct, pools of ${POOL_SIZE}`);
 
     const token = await signIn(pooled[0]!, '+8613300133000');
-    const phone = await register(pooled[0]!, '+8613300133001');
+    const phone = '+8613300133001';
+    await register(pooled[0]!, phone, PASSWORD);
     const me = [{ method: 'GET' as const, path: '/api/v1/users/me', headers: { authorization: `Bearer ${token}` } }];
     const signInRequest = [
       { method: 'POST' as const, path: '/api/v1/auth/login-password', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ phone, password: PASSWORD }) },
@@ -149,28 +149,8 @@ async function countConnections(databaseUrl: string, ms: number): Promise<number
   return most;
 }
 
-async function register(service: ServiceProcess, phone: string): Promise<string> {
-  const post = (path: string, body: unknown) =>
-    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const sent = await post('/api/v1/auth/send-code', { phone, purpose: 'register' });
-  if (!sent.ok) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
-  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone))!;
-  const res = await post('/api/v1/auth/register', { phone, code: (JSON.parse(line) as { code: string }).code, password: PASSWORD });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`);
-  return phone;
-}
 
 function row(name: string, c: Comparison): Row {
-  log(`${name}: ratios per round ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}`);
-  return {
-    case: name,
-    rps: c.service.rps,
-    p50: c.service.p50,
-    p99: c.service.p99,
-    baselineRps: c.baseline.rps,
-    ratio: c.ratio,
-    value: `${process.env.BENCH_SIDE_BY_SIDE === '1' ? 'side by side; ' : ''}baseline: direct; its p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms; rounds ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}`,
-    target: 'no failed request',
-    pass: true,
-  };
+  const value = `${process.env.BENCH_SIDE_BY_SIDE === '1' ? 'side by side; ' : ''}baseline: direct; its p50/p99 ${c.baseline.p50.toFixed(1)}/${c.baseline.p99.toFixed(1)} ms; rounds ${roundRatios(c)}`;
+  return comparisonRow(name, c, { value, target: 'no failed request', pass: true });
 }

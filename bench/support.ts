@@ -102,38 +102,45 @@ export async function startProcess(script: string, env: Record<string, string>, 
   };
 }
 
+/** POSTs `body` as JSON to the service; the answer's JSON, or an error naming the path and status. */
+async function postJson<T>(service: ServiceProcess, path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** Sends a code to `phone` for `purpose` and reads it from the file SMS provider's outbox. */
+async function codeSentTo(service: ServiceProcess, phone: string, purpose: string): Promise<string> {
+  await postJson(service, '/api/v1/auth/send-code', { phone, purpose });
+  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone));
+  if (!line) throw new Error(`no code was sent to ${phone}`);
+  return (JSON.parse(line) as { code: string }).code;
+}
+
 /** Signs in a new account by SMS code and returns its access token. */
 export async function signIn(service: ServiceProcess, phone: string): Promise<string> {
-  const post = (path: string, body: unknown) =>
-    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const sent = await post('/api/v1/auth/send-code', { phone });
-  if (!sent.ok) throw new Error(`send-code: ${sent.status} ${await sent.text()}`);
-  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone))!;
-  const login = await post('/api/v1/auth/login', { phone, code: (JSON.parse(line) as { code: string }).code });
-  if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
-  return ((await login.json()) as { accessToken: string }).accessToken;
+  const code = await codeSentTo(service, phone, 'login');
+  return (await postJson<{ accessToken: string }>(service, '/api/v1/auth/login', { phone, code })).accessToken;
+}
+
+/** Registers a new account with `password` (by SMS code) and returns its access token. */
+export async function register(service: ServiceProcess, phone: string, password: string): Promise<string> {
+  const code = await codeSentTo(service, phone, 'register');
+  return (await postJson<{ accessToken: string }>(service, '/api/v1/auth/register', { phone, code, password })).accessToken;
 }
 
 /**
- * `count` sessions of one new account (registered by SMS code, then signed in by password), as that
- * many clients of it would hold: their access tokens. One account, so that every answer is the same.
+ * `count` sessions of one new account (registered, then signed in by password), as that many
+ * clients of it would hold: their access tokens. One account, so that every answer is the same.
  */
 export async function signInSessions(service: ServiceProcess, phone: string, count: number): Promise<string[]> {
-  const post = async (path: string, body: unknown): Promise<{ accessToken: string }> => {
-    const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { accessToken: string };
-  };
   const password = 'bench-sessions-password-1';
-  await post('/api/v1/auth/send-code', { phone, purpose: 'register' });
-  const line = readFileSync(service.outbox, 'utf8').trim().split('\n').reverse().find((l) => l.includes(phone));
-  if (!line) throw new Error(`no code was sent to ${phone}`);
-  const first = await post('/api/v1/auth/register', { phone, code: (JSON.parse(line) as { code: string }).code, password });
-  const tokens = [first.accessToken];
+  const tokens = [await register(service, phone, password)];
   while (tokens.length < count) {
     // A few at a time: password checks in flight for one phone reserve its failure allowance.
     const batch = Math.min(3, count - tokens.length);
-    tokens.push(...(await Promise.all(Array.from({ length: batch }, () => post('/api/v1/auth/login-password', { phone, password })))).map((p) => p.accessToken));
+    const signedIn = await Promise.all(Array.from({ length: batch }, () => postJson<{ accessToken: string }>(service, '/api/v1/auth/login-password', { phone, password })));
+    tokens.push(...signedIn.map((s) => s.accessToken));
   }
   return tokens;
 }
