@@ -1,7 +1,7 @@
 // What metrics cost a request: REST GET /api/v1/users/me on the same build with METRICS_PORT on and
 // off, two services on one database, both pinned to the same CPU and loaded in turn (or at once with
 // BENCH_SIDE_BY_SIDE=1). Target: on/off >= 0.95.
-import { compare, log, sideBySide } from './load.js';
+import { compare, log, roundRatios, sideBySide } from './load.js';
 import { ALL_CPUS, LOAD_CPUS, pin, SERVER_CPU, signIn, startService, type Row, type ServiceProcess } from './support.js';
 
 const TARGET = 0.95;
@@ -29,7 +29,7 @@ export async function metricsBench(off: ServiceProcess, env: Record<string, stri
     const scrape = await (await fetch(`http://127.0.0.1:${METRICS_PORT}/metrics`)).text();
     const counted = Number(/^http_server_request_duration_seconds_count\{method="GET",route="\/api\/v1\/users\/me",status="200"\} (\d+)$/m.exec(scrape)?.[1] ?? 0);
     if (counted < c.service.rps) throw new Error(`the service with metrics on counted only ${counted} requests`);
-    log(`metrics on/off: ratios per round ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}; ${counted} requests in the histogram`);
+    log(`metrics on/off: ratios per round ${roundRatios(c)}; ${counted} requests in the histogram`);
     return [
       {
         case: 'REST GET /api/v1/users/me, METRICS_PORT on vs off',

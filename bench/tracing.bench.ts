@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpBenchOptions } from './http.bench.js';
 import { pinned } from './http.bench.js';
-import { compare, log, sideBySide } from './load.js';
+import { compare, log, roundRatios, sideBySide } from './load.js';
 import { signIn, startService, type Row } from './support.js';
 
 /**
@@ -46,7 +46,7 @@ export async function tracingBench(options: HttpBenchOptions, port: number): Pro
       ),
     );
     if (exports === 0) throw new Error('the traced service exported no spans');
-    log(`tracing on/off: ratios per round ${c.rounds.map((r) => (r.service.rps / r.baseline.rps).toFixed(2)).join(', ')}; ${exports} OTLP exports, ${(bytes / 1e6).toFixed(1)} MB`);
+    log(`tracing on/off: ratios per round ${roundRatios(c)}; ${exports} OTLP exports, ${(bytes / 1e6).toFixed(1)} MB`);
     return [
       {
         case: 'REST GET /api/v1/users/me, tracing on (always_on, OTLP http/protobuf) vs off',
