@@ -70,7 +70,12 @@ export class Database {
 
   /** Whether the caller runs inside a `transaction()`, whose connection its statements use. */
   inTransaction(): boolean {
-    return this.open > 0 && this.orm.em.getContext(false).getTransactionContext() !== undefined;
+    return this.transactionContext() !== undefined;
+  }
+
+  /** The running transaction of the caller; with none open in the process, not looked for. */
+  private transactionContext(): Transaction<unknown> | undefined {
+    return this.open > 0 ? this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>() : undefined;
   }
 
   names<T extends object>(entity: EntityClass<T>): SqlNames<T> {
@@ -83,7 +88,7 @@ export class Database {
   }
 
   async rows<T extends QueryResultRow>(text: string, values: unknown[] = [], name?: string): Promise<T[]> {
-    const trx = this.open > 0 ? this.orm.em.getContext(false).getTransactionContext<Transaction<unknown>>() : undefined;
+    const trx = this.transactionContext();
     if (trx) return (await trx.executeQuery<T>(CompiledQuery.raw(text, values))).rows;
     if (!this.prepare || !name) return (await this.pool.query<T>({ text, values })).rows;
     try {
