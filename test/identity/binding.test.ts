@@ -4,14 +4,14 @@
 // result in a victim's frontend, whose exchange, with the victim's own verifier, is refused. A
 // refused exchange leaves the result to its frontend; a verifier sent for a result started without a
 // challenge is refused too (a frontend that binds its flows never takes an unbound one).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { requestCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { CompleteExternalSignInDocument, ExternalSignInUrlDocument } from '../generated/graphql.js';
 import { dataOf, errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
-import { callbackOf, freePort, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { callbackOf, freePort, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { startProvider, type TestProvider } from './provider.js';
 import { OIDC } from './support.js';
 
@@ -34,22 +34,7 @@ beforeAll(async () => {
 });
 
 const t = useTestServer(() => env, { captureLogs: true });
-const newFaults = newServiceFaults(() => t.logs());
-
-beforeEach(async () => {
-  await t.sql('delete from oidc_flows');
-  await t.sql('delete from identity_tickets');
-});
-
-afterEach(() => {
-  expect(newFaults()).toEqual([]);
-  expect(op.serverErrors).toEqual([]);
-});
-
-afterAll(async () => {
-  await op?.stop();
-  await app?.close();
-});
+webFlowHooks([t], () => ({ providers: [op], app }));
 
 const EXCHANGE = `${OIDC}/exchange`;
 

@@ -3,7 +3,7 @@
 // service's identity settings, a frontend page that records what it is sent, a user agent that walks
 // the provider's pages without a browser, the identity operations on both transports, and the
 // search for tokens in URLs and for the service's faults in its log.
-import { expect } from '@jest/globals';
+import { afterAll, afterEach, beforeEach, expect } from '@jest/globals';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -164,7 +164,7 @@ function serviceFaults(log: string): string[] {
 }
 
 /** The faults of the service written to `logs()` since the previous call (each test's own, called after each). */
-export function newServiceFaults(logs: () => string): () => string[] {
+function newServiceFaults(logs: () => string): () => string[] {
   let seen = 0;
   return () => {
     const log = logs();
@@ -172,4 +172,26 @@ export function newServiceFaults(logs: () => string): () => string[] {
     seen = log.length;
     return faults;
   };
+}
+
+/**
+ * The hooks of a suite that runs web flows against `servers` (one database): each test starts with no
+ * flow or ticket of the one before, and ends with no fault logged by a server and no server error at
+ * a provider; the providers and the frontend stop after the last test. `parts` names them once the
+ * suite's beforeAll has started them.
+ */
+export function webFlowHooks(servers: TestServer[], parts: () => { providers: (TestProvider | undefined)[]; app: Frontend | undefined }): void {
+  const faults = servers.map((t) => newServiceFaults(() => t.logs()));
+  beforeEach(async () => {
+    await servers[0]!.sql('delete from oidc_flows');
+    await servers[0]!.sql('delete from identity_tickets');
+  });
+  afterEach(() => {
+    for (const newFaults of faults) expect(newFaults()).toEqual([]);
+    for (const op of parts().providers) expect(op!.serverErrors).toEqual([]);
+  });
+  afterAll(async () => {
+    for (const op of parts().providers) await op?.stop();
+    await parts().app?.close();
+  });
 }

@@ -3,14 +3,14 @@
 // ID token accepted by one is refused by the other. The test plays the load balancer: the provider
 // sends the user to the deployment's PUBLIC_URL, and the test hands that request to the instance it
 // picks.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { requestCode, signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { instancePair } from '../helpers/instances.js';
 import { newPhone, type TestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
-import { authorizeJson, callbackOf, freePort, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { authorizeJson, callbackOf, freePort, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { startProvider, type TestProvider } from './provider.js';
 import { idToken, OIDC, sessionCount, type IdTokenBody } from './support.js';
 
@@ -34,24 +34,7 @@ beforeAll(async () => {
 });
 
 const { a, b } = instancePair(() => env, { captureLogs: true });
-const newFaultsOfA = newServiceFaults(() => a.logs());
-const newFaultsOfB = newServiceFaults(() => b.logs());
-
-beforeEach(async () => {
-  await a.sql('delete from oidc_flows');
-  await a.sql('delete from identity_tickets');
-});
-
-afterEach(() => {
-  expect(newFaultsOfA()).toEqual([]);
-  expect(newFaultsOfB()).toEqual([]);
-  expect(op.serverErrors).toEqual([]);
-});
-
-afterAll(async () => {
-  await op?.stop();
-  await app?.close();
-});
+webFlowHooks([a, b], () => ({ providers: [op], app }));
 
 const EXCHANGE = `${OIDC}/exchange`;
 

@@ -4,7 +4,7 @@
 // provider per outage so that each starts from its own state: down before the service starts,
 // stopped while it runs, answering 500, hanging, serving a JWKS without the token's key, rotating
 // its key. Throughout, the service writes no error-level line and answers no 5xx but 502.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { signInWithCode } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
@@ -12,7 +12,7 @@ import { sleep } from '../helpers/wait.js';
 import { ExternalSignInUrlDocument } from '../generated/graphql.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
-import { authorizeJson, callbackOf, freePort, identityEnv, navigate, newServiceFaults, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { authorizeJson, callbackOf, freePort, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { generateSigningKey, signIdToken } from './provider-keys.js';
 import { startProvider, type TestProvider } from './provider.js';
 import { idToken, OIDC, type IdTokenBody } from './support.js';
@@ -55,19 +55,7 @@ beforeAll(async () => {
 });
 
 const t = useTestServer(() => env, { captureLogs: true });
-const newFaults = newServiceFaults(() => t.logs());
-
-beforeEach(() => t.sql('delete from oidc_flows'));
-
-afterEach(() => {
-  expect(newFaults()).toEqual([]);
-  for (const id of IDS) expect(ops[id].serverErrors).toEqual([]);
-});
-
-afterAll(async () => {
-  for (const id of IDS) await ops[id]?.stop();
-  await app?.close();
-});
+webFlowHooks([t], () => ({ providers: IDS.map((id) => ops[id]), app }));
 
 /** `work`, and how long it took. */
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {

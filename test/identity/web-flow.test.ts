@@ -5,7 +5,7 @@
 // replayed and forged states; used and expired results; returnTo outside OIDC_RETURN_URLS; a
 // form_post provider; the signed-in link flow. Every URL the browser visits is recorded, and none may
 // carry a token.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { requestCode, signInWithCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
@@ -19,7 +19,7 @@ import {
   freePort,
   identityEnv,
   navigate,
-  newServiceFaults,
+  webFlowHooks,
   returnedTo,
   startFrontend,
   walkProvider,
@@ -68,22 +68,7 @@ beforeAll(async () => {
 });
 
 const t = useTestServer(() => env, { captureLogs: true });
-const newFaults = newServiceFaults(() => t.logs());
-
-beforeEach(async () => {
-  await t.sql('delete from oidc_flows');
-  await t.sql('delete from identity_tickets');
-});
-
-afterEach(() => {
-  expect(newFaults()).toEqual([]);
-  expect(op.serverErrors).toEqual([]);
-});
-
-afterAll(async () => {
-  await op?.stop();
-  await app?.close();
-});
+webFlowHooks([t], () => ({ providers: [op], app }));
 
 const AUTHORIZE = `${OIDC}/corp/authorize`;
 const EXCHANGE = `${OIDC}/exchange`;
