@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerUser, signInWithCode, type Session } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
-import { type AdminToolRun, runAdminTool } from './support.js';
+import type { ScriptRun } from '../operability/support.js';
+import { runAdminTool } from './support.js';
 import { signInByOutbox, startService, type ServiceProcess } from '../operability/support.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 
@@ -27,7 +28,7 @@ afterAll(async () => {
 /** Runs the tool with `args` and exactly the environment an operator's shell would give it. */
 const admin = (args: string[], env: Record<string, string> = {}) => runAdminTool(args, dataDir, env);
 
-function expectSuccess(run: AdminToolRun, stdout: string): void {
+function expectSuccess(run: ScriptRun, stdout: string): void {
   expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, stdout: `${stdout}\n`, stderr: '' });
 }
 

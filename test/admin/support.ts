@@ -1,14 +1,12 @@
 // What the operators' test files share: the two transports and the refusal each answers, accounts
 // with a role, and the operators' command-line tool (`npm run admin`, src/admin.ts) run as a process
 // of its own on the test worker's database.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { errorOf } from '../graphql/support.js';
 import { registerUser, type Session } from '../helpers/factories.js';
 import type { HttpResult } from '../helpers/http.js';
 import { TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
-import { EMBEDDED_DATABASE_ENV, NODE, ROOT } from '../operability/support.js';
+import { EMBEDDED_DATABASE_ENV, runScript, type ScriptRun } from '../operability/support.js';
 import { expectProblem } from '../rest/support.js';
 
 export type Transport = 'REST' | 'GraphQL';
@@ -52,31 +50,8 @@ export function adminToolEnv(dataDir: string): Record<string, string> {
   };
 }
 
-export interface AdminToolRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `node dist/src/admin.js` with `args` and exactly the environment of adminToolEnv, plus `env` (undefined: unset). */
-export function runAdminTool(args: string[], dataDir: string, env: Record<string, string | undefined> = {}): Promise<AdminToolRun> {
+export function runAdminTool(args: string[], dataDir: string, env: Record<string, string | undefined> = {}): Promise<ScriptRun> {
   const merged = Object.entries({ ...adminToolEnv(dataDir), ...env }).filter((entry): entry is [string, string] => entry[1] !== undefined);
-  const child = spawn(NODE, [join(ROOT, 'dist/src/admin.js'), ...args], {
-    cwd: ROOT,
-    env: Object.fromEntries(merged),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  // Its log goes to standard error: warn and error lines join the suite's log, which fails on errors.
-  const log = serviceOutputLog(false);
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    log(chunk.toString('utf8'));
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runScript('src/admin.js', args, Object.fromEntries(merged));
 }

@@ -13,7 +13,7 @@ import pg from 'pg';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Node 24 of the `node` dev dependency, which the service and its command-line tools run on (not whatever `node` is on PATH). */
-export const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
+const NODE = existsSync(join(ROOT, 'node_modules/.bin/node')) ? join(ROOT, 'node_modules/.bin/node') : process.execPath;
 const MAIN = join(ROOT, 'dist/src/main.js');
 
 export interface CapturedRequest {
@@ -261,4 +261,31 @@ export async function outboxCode(outboxFile: string, phone: string, purpose?: st
   const message = lines.reverse().find((m) => m.phone === phone && (purpose === undefined || m.purpose === purpose));
   if (!message) throw new Error(`no ${purpose ?? ''} code in ${outboxFile} for ${phone}`);
   return message.code;
+}
+
+/** What a script run by runScript did: its exit code and output. */
+export interface ScriptRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node dist/<script>` with `args` and exactly `env`, to its exit. Its log goes to standard
+ * error: warn and error lines join the suite's log, which fails on errors.
+ */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  const child = spawn(NODE, [join(ROOT, 'dist', script), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const log = serviceOutputLog(false);
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+    log(chunk.toString('utf8'));
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }

@@ -2,12 +2,10 @@
 // PostgreSQL (test/run.mjs, test/pgbouncer.mjs), the environment of a service behind it, fresh
 // databases, and the tools run as processes of their own.
 import { describe, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import pg from 'pg';
 import { throughPooler } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
-import { NODE, ROOT } from '../operability/support.js';
+import { runScript, type ScriptRun } from '../operability/support.js';
 
 /**
  * Why these tests cannot run, if they cannot: they run in npm test's PostgreSQL pass, where it starts a
@@ -53,29 +51,7 @@ export async function freshDatabase(suffix: string): Promise<{ url: string; drop
   return { url: Object.assign(new URL(worker), { pathname: `/${name}` }).toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
-export interface ToolRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `node dist/<script>` with exactly `env` (plus PATH); its standard error joins the suite's log. */
-export function runTool(script: string, args: string[], env: Record<string, string>): Promise<ToolRun> {
-  const child = spawn(NODE, [join(ROOT, 'dist', script), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'test', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const log = serviceOutputLog(false);
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-    log(chunk.toString('utf8'));
-  });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs `node dist/<script>` with exactly `env` (plus PATH and NODE_ENV=test). */
+export function runTool(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  return runScript(script, args, { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'test', ...env });
 }
