@@ -90,7 +90,8 @@ export async function startPgBouncer({ target, settings = TRANSACTION_MODE, bina
   };
 }
 
-async function freePort() {
+/** A loopback port free now. */
+export async function freePort() {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findPgBouncer, startPgBouncer } from './pgbouncer.mjs';
+import { findPgBouncer, freePort, startPgBouncer } from './pgbouncer.mjs';
 
 /**
  * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA
@@ -170,14 +170,6 @@ function findOnPath(command) {
   return undefined;
 }
 
-async function freePort() {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once Redis answers PING on `port`. */
 async function waitForRedis(port, ms) {

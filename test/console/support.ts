@@ -5,13 +5,12 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { useTestServer, type TestServer } from '../helpers/server.js';
+import { freePort } from '../operability/support.js';
 
 /** The console's trusted-documents manifest as the build ships it, for GRAPHQL_TRUSTED_DOCUMENTS. */
 export const CONSOLE_MANIFEST = fileURLToPath(new URL('../../dist/console/persisted-documents.json', import.meta.url));
@@ -35,14 +34,6 @@ async function launchChromium(): Promise<Browser | undefined> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** A loopback port free now, so that the service can be told its own origin (for passkeys) before it starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 export interface ConsoleSuite {
   t: TestServer;

@@ -11,7 +11,8 @@ import { newPhone, useTestServer } from '../helpers/server.js';
 import { CompleteExternalSignInDocument, ExternalSignInUrlDocument } from '../generated/graphql.js';
 import { dataOf, errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
-import { callbackOf, freePort, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { callbackOf, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { freePort } from '../operability/support.js';
 import { startProvider, type TestProvider } from './provider.js';
 import { OIDC } from './support.js';
 

@@ -13,16 +13,6 @@ import { cookieJar } from './provider-flow.js';
 import type { TestProvider } from './provider.js';
 import { OIDC, providersEnv } from './support.js';
 
-/** A loopback port free now, so that the service can be told its own public URL before it starts. */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
 
 /** The callback the service registers at a provider: `${publicUrl}/api/v1/auth/oidc/{id}/callback`. */
 export const callbackOf = (publicUrl: string, providerId: string) => `${publicUrl}${OIDC}/${providerId}/callback`;

@@ -10,7 +10,8 @@ import { instancePair } from '../helpers/instances.js';
 import { newPhone, type TestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
-import { authorizeJson, callbackOf, freePort, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { authorizeJson, callbackOf, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { freePort } from '../operability/support.js';
 import { startProvider, type TestProvider } from './provider.js';
 import { idToken, OIDC, sessionCount, type IdTokenBody } from './support.js';
 

@@ -16,7 +16,6 @@ import {
   authorizeJson,
   callbackOf,
   expectNoTokenIn,
-  freePort,
   identityEnv,
   navigate,
   webFlowHooks,
@@ -25,6 +24,7 @@ import {
   walkProvider,
   type Frontend,
 } from './flow-support.js';
+import { freePort } from '../operability/support.js';
 import { urlsOf, useBrowser } from './flow-browser.js';
 import { inBrowser } from './provider-browser.js';
 import { startProvider, type TestProvider } from './provider.js';

@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signInWithCode, requestCode } from '../helpers/factories.js';
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
+import { freePort } from '../operability/support.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 // CI installs Debian's prometheus package, so there a missing server fails the test; elsewhere it is skipped, saying so.
@@ -18,13 +18,6 @@ const withPrometheus = skipPrometheus ? it.skip : it;
 
 const t = useTestServer({ METRICS_PORT: '0' });
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Asks `read` every 250 ms until it returns something, for at most `ms`. */
 async function eventually<T>(what: string, ms: number, read: () => Promise<T | undefined>): Promise<T> {

@@ -11,6 +11,7 @@ import { useTestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { expectProblem } from '../rest/support.js';
 import { LOGIN, LOGIN_OPTIONS, PASSKEYS, eventsOf } from './support.js';
+import { freePort } from '../operability/support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -27,14 +28,6 @@ function readmeSnippet(name: string): string {
   return block[1]!;
 }
 
-/** A loopback port free now, so that the service can be told its own origin before it starts. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 let port = 0;
 /** A page of another origin (another port of localhost), not in WEBAUTHN_ORIGINS. */
