@@ -35,10 +35,22 @@ export function to(path: string, params: Record<string, string | null | undefine
   return `${BASE}${path === '/' ? '' : path}${search ? `?${search}` : ''}`;
 }
 
-export function navigate(href: string, options: { replace?: boolean } = {}): void {
-  if (options.replace) history.replaceState(null, '', href);
-  else history.pushState(null, '', href);
+/**
+ * Goes to `href`. A `notice` (an account deleted, shown on the search page) is kept in the history
+ * entry itself: the page shows it however often it renders or mounts there, and the next page, which
+ * has an entry of its own, does not.
+ */
+export function navigate(href: string, options: { replace?: boolean; notice?: string } = {}): void {
+  const state = options.notice ? { notice: options.notice } : null;
+  if (options.replace) history.replaceState(state, '', href);
+  else history.pushState(state, '', href);
   window.dispatchEvent(new Event(NAVIGATED));
+}
+
+/** The notice `navigate` left with the current history entry, if any. */
+export function pageNotice(): string | undefined {
+  const notice = (history.state as { notice?: unknown } | null)?.notice;
+  return typeof notice === 'string' ? notice : undefined;
 }
 
 /** A link that changes the page without reloading it; a new tab or window still opens the address. */

@@ -13,7 +13,6 @@ import { navigate, to } from '../router';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { useOperator } from '../use-session';
 import type { Account } from './account';
-import { flash } from './flash';
 
 type Action = 'block' | 'unblock' | 'role' | 'revoke' | 'delete';
 /** What an action changes besides what its answer carries: the sessions, the events. */
@@ -182,8 +181,7 @@ function DeleteDialog({ account, onClose }: Omit<DialogProps, 'onDone'>) {
       onClose={onClose}
       onConfirm={async () => {
         await remove({ variables: { id: account.id } });
-        flash(`The account ${account.phone} was deleted.`);
-        navigate(to('/'), { replace: true });
+        navigate(to('/'), { replace: true, notice: `The account ${account.phone} was deleted.` });
       }}
     >
       <p>The account, its sessions, usage and avatar are deleted; its security events and audit entries stay. This cannot be undone.</p>

@@ -1,11 +1,10 @@
 import { useQuery } from '@apollo/client/react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ConsoleAccountsDocument, type AccountStatus, type Role } from '../../generated/graphql';
-import { Link, navigate, to } from '../router';
+import { Link, navigate, pageNotice, to } from '../router';
 import { When } from '../ui/format';
 import { Pager } from '../ui/pager';
 import { ErrorNotice, Loading, PageTitle } from '../ui/status';
-import { takeFlash } from './flash';
 
 const PAGE_SIZE = 25;
 const STATUSES: AccountStatus[] = ['ACTIVE', 'BLOCKED'];
@@ -22,7 +21,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
   const status = pick(params.get('status'), STATUSES);
   const role = pick(params.get('role'), ROLES);
   const after = params.get('after') ?? undefined;
-  const [flash] = useState(takeFlash);
+  const notice = pageNotice();
   const [form, setForm] = useState({ q: query, status: status ?? '', role: role ?? '' });
   // Back and Forward change the address: the form shows the search on the page.
   useEffect(() => setForm({ q: query, status: status ?? '', role: role ?? '' }), [query, status, role]);
@@ -41,9 +40,9 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
   return (
     <>
       <PageTitle title="Accounts">Accounts</PageTitle>
-      {flash ? (
+      {notice ? (
         <p role="status" className="notice">
-          {flash}
+          {notice}
         </p>
       ) : null}
       <form role="search" aria-label="Accounts" onSubmit={submit} className="filters">
