@@ -94,10 +94,22 @@ describe.each(TRANSPORTS)('the signed-in identities over %s', (transport) => {
   it('answers UNAUTHENTICATED without a token, and NOT_FOUND for a provider that is not configured', async () => {
     expect(refusal(await listIdentities(t, '', transport), transport)).toEqual({ code: 'UNAUTHENTICATED' });
     expect(refusal(await addIdentity(t, '', 'corp', await token('alice'), transport), transport)).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(refusal(await removeIdentity(t, '', 'corp', transport), transport)).toEqual({ code: 'UNAUTHENTICATED' });
     const account = await signInWithCode(t);
     expect(refusal(await addIdentity(t, account.accessToken, 'nobody', await token('alice'), transport), transport)).toEqual({ code: 'NOT_FOUND' });
     expect(refusal(await removeIdentity(t, account.accessToken, 'nobody', transport), transport)).toEqual({ code: 'NOT_FOUND' });
     expect(await linkedRows(t)).toEqual([]);
+  });
+
+  it("refuses a blocked account's live token on every identity route (UNAUTHENTICATED), and changes nothing", async () => {
+    const account = await withIdentity('alice');
+    await t.sql(`update users set blocked_at = now(), blocked_reason = 'spam' where id = $1`, [account.userId]);
+    expect(refusal(await listIdentities(t, account.accessToken, transport), transport)).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(refusal(await addIdentity(t, account.accessToken, 'kiosk', await idToken(op, 'bob', { clientId: 'kiosk' }), transport), transport)).toEqual({
+      code: 'UNAUTHENTICATED',
+    });
+    expect(refusal(await removeIdentity(t, account.accessToken, 'corp', transport), transport)).toEqual({ code: 'UNAUTHENTICATED' });
+    expect(await linkedRows(t)).toEqual([{ userId: account.userId, provider: 'corp', subject: 'alice' }]);
   });
 
   it("answers IDENTITY_ALREADY_LINKED for an identity of another account, and for a second identity of the same provider, linking nothing", async () => {
