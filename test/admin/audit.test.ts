@@ -253,6 +253,24 @@ describe.each(TRANSPORTS)('the audit log, over %s', (transport) => {
     for (const session of [admin, target]) expect((await t.http.get('/api/v1/users/me', { token: session.accessToken })).status).toBe(200);
   });
 
+  it("audits an operator's reading of their own account, in any spelling of its id, without an ACCOUNT_VIEWED_BY_OPERATOR in their own events", async () => {
+    const admin = await withRole(t, 'ADMIN');
+    const mark = await lastAuditId();
+    const viewsOf = async (userId: string) =>
+      (await t.sql<{ n: number }>(`select count(*)::int as n from security_events where user_id = $1 and type = 'ACCOUNT_VIEWED_BY_OPERATOR'`, [userId]))[0]!.n;
+    for (const id of [admin.userId, admin.userId.toUpperCase()]) {
+      for (const op of ['view', 'sessions', 'events'] as Op[]) succeeded(await act(transport, op, admin.accessToken, id), transport);
+    }
+    expect(await viewsOf(admin.userId)).toBe(0);
+    const entries = await auditSince('REST', admin.accessToken, mark);
+    expect(entries.length).toBeGreaterThanOrEqual(6);
+    expect(entries.every((e) => e.action === 'USER_VIEWED' && e.actorId === admin.userId && e.targetUserId === admin.userId)).toBe(true);
+    // Another operator's reading of the same account is still the account's event.
+    const other = await withRole(t, 'ADMIN');
+    succeeded(await act(transport, 'view', other.accessToken, admin.userId), transport);
+    expect(await viewsOf(admin.userId)).toBe(1);
+  });
+
   it('writes nothing for a reading of a deleted account, which answers NOT_FOUND', async () => {
     const admin = await withRole(t, 'ADMIN');
     const target = await withRole(t, 'USER');

@@ -246,9 +246,13 @@ export class AdminService {
     });
   }
 
-  /** The audit entry of a reading and the user's ACCOUNT_VIEWED_BY_OPERATOR, in the caller's transaction. */
+  /**
+   * The audit entry of a reading and the user's ACCOUNT_VIEWED_BY_OPERATOR, in the caller's transaction.
+   * An operator reading their own account is audited, but their own events do not call it a view by an operator.
+   */
   private async recordReading(principal: Principal, user: OperatorView, read: Reading, client: ClientInfo, more: Record<string, unknown> = {}): Promise<void> {
     await this.audit(principal, AuditAction.USER_VIEWED, user.id, { read, ...more }, client);
+    if (user.id === principal.userId) return;
     await this.deps.events.record({ type: SecurityEventType.ACCOUNT_VIEWED_BY_OPERATOR, userId: user.id, phone: user.phone, client: onBehalf(client) });
   }
 
