@@ -58,6 +58,23 @@ describe('GET /api/v1/avatars/{key}', () => {
     expect(stale.raw.length).toBeGreaterThan(0);
   });
 
+  it('serves the image and its 304 with Cross-Origin-Resource-Policy: cross-origin, while a 404 and other routes keep same-site', async () => {
+    const image = await get(url);
+    expect(image.status).toBe(200);
+    expect(image.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    const notModified = await get(url, { 'if-none-match': image.headers.etag! });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    const missing = await get(`/api/v1/avatars/${randomBytes(16).toString('hex')}.webp`);
+    expectUploadProblem(missing, 404, 'NOT_FOUND');
+    expect(missing.headers['cross-origin-resource-policy']).toBe('same-site');
+    for (const other of [await get('/api/v1/auth/config'), await get('/api/v1/users/me')]) {
+      expect(other.headers['cross-origin-resource-policy']).toBe('same-site');
+    }
+    const gql = await t.http.gql(ConfigDocument, {});
+    expect(gql.headers.get('cross-origin-resource-policy')).toBe('same-site');
+  });
+
   it('answers unknown and malformed keys with a 404 NOT_FOUND problem', async () => {
     const hex = hexOf(url);
     const keys = [

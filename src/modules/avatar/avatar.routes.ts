@@ -22,7 +22,11 @@ export function avatarUploadRoute(services: Services): Router {
   return Router().post('/me/avatar', requireAuth(services.authenticator), closeOnError, upload);
 }
 
-/** GET /avatars/:key: immutable content, so clients and proxies may cache it for a year. */
+/**
+ * GET /avatars/:key: immutable content, so clients and proxies may cache it for a year. Avatars are
+ * public images meant to be embedded by frontends on other sites: the image and its 304 are
+ * `Cross-Origin-Resource-Policy: cross-origin`; a refusal (404) keeps the API's `same-site`.
+ */
 export function avatarServeRoute({ avatars }: Services): Router {
   return Router().get('/:key', async (req, res) => {
     const key = req.params.key;
@@ -30,6 +34,7 @@ export function avatarServeRoute({ avatars }: Services): Router {
     const avatar = await avatars.open(key);
     res.setHeader('Content-Type', 'image/webp');
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.setHeader('ETag', etag);
     // req.fresh compares If-None-Match as RFC 9110 says: a list of tags, weak ones, or *.
