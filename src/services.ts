@@ -206,7 +206,7 @@ export async function createServices(
       limiter,
       stepUp: mfa,
     },
-    { returnUrls: config.identity.returnUrls, failuresPerIpDaily: config.loginFailures.perIpDaily },
+    { returnUrls: config.identity.returnUrls, requireBinding: config.identity.requireBinding, failuresPerIpDaily: config.loginFailures.perIpDaily },
   );
   const signIns = new SignIns(
     { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics },

@@ -115,6 +115,7 @@ const envSchema = z.object({
   PUBLIC_URL: z.string().optional(),
   OIDC_RETURN_URLS: z.string().default(''),
   OIDC_TIMEOUT_MS: int(100, 60_000).default(5000),
+  OIDC_REQUIRE_BINDING: bool.default(true),
 });
 
 type Environment = z.infer<typeof envSchema>;
@@ -303,7 +304,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     problems.push('GRAPHQL_EXPLORER: must be off when NODE_ENV=production');
   }
   const tracing = parseTracing(e, problems);
-  const identity = parseIdentity({ providers: e.IDENTITY_PROVIDERS, publicUrl: e.PUBLIC_URL, returnUrls: e.OIDC_RETURN_URLS, port: e.PORT, timeoutMs: e.OIDC_TIMEOUT_MS }, problems);
+  const identity = parseIdentity({ providers: e.IDENTITY_PROVIDERS, publicUrl: e.PUBLIC_URL, returnUrls: e.OIDC_RETURN_URLS, port: e.PORT, timeoutMs: e.OIDC_TIMEOUT_MS, requireBinding: e.OIDC_REQUIRE_BINDING }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return deepFreeze({

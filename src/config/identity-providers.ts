@@ -30,6 +30,12 @@ export interface IdentityConfig {
   returnUrls: string[];
   /** Every request to a provider (discovery, JWKS, token endpoint) gives up after this long. */
   timeoutMs: number;
+  /**
+   * OIDC_REQUIRE_BINDING: a sign-in web flow must be bound to the frontend that starts it (a
+   * codeChallenge at the start, its verifier at the exchange); an unbound result is a bearer code that
+   * a login CSRF plants in a victim's browser (API.md 10.0). False: the binding is optional.
+   */
+  requireBinding: boolean;
 }
 
 const SLUG = /^[a-z][a-z0-9-]{0,31}$/;
@@ -73,10 +79,11 @@ function isPageUrl(value: string): boolean {
 
 /**
  * IDENTITY_PROVIDERS (a JSON array, or `@path` of a file holding one), PUBLIC_URL and
- * OIDC_RETURN_URLS, read once; every problem (an unknown field, a duplicate id, a plain-http issuer
- * elsewhere than on loopback) is added to `problems`, naming the provider.
+ * OIDC_RETURN_URLS, read once (OIDC_TIMEOUT_MS and OIDC_REQUIRE_BINDING come parsed); every
+ * problem (an unknown field, a duplicate id, a plain-http issuer elsewhere than on loopback) is added
+ * to `problems`, naming the provider.
  */
-export function parseIdentity(e: { providers?: string; publicUrl?: string; returnUrls: string; port: number; timeoutMs: number }, problems: string[]): IdentityConfig {
+export function parseIdentity(e: { providers?: string; publicUrl?: string; returnUrls: string; port: number; timeoutMs: number; requireBinding: boolean }, problems: string[]): IdentityConfig {
   const publicUrl = (e.publicUrl ?? `http://localhost:${e.port}`).replace(/\/+$/, '');
   if (!isPageUrl(publicUrl) || new URL(publicUrl).search) problems.push('PUBLIC_URL: must be the http(s) URL the service is reached at, without query or fragment');
   const returnUrls = commaList(e.returnUrls);
@@ -109,7 +116,7 @@ export function parseIdentity(e: { providers?: string; publicUrl?: string; retur
       responseMode: p.responseMode ?? 'query',
     });
   });
-  return { providers, publicUrl, returnUrls, timeoutMs: e.timeoutMs };
+  return { providers, publicUrl, returnUrls, timeoutMs: e.timeoutMs, requireBinding: e.requireBinding };
 }
 
 function readProviders(value: string | undefined, problems: string[]): unknown[] {

@@ -132,7 +132,7 @@ export const OPERATIONS: Operation[] = [
     method: 'get', path: '/api/v1/auth/oidc/{provider}/authorize', summary: "Start a sign-in at an external provider (web flow): a redirect to the provider's authorization URL", auth: 'none',
     query: [
       { name: 'returnTo', description: 'Where the browser comes back with ?result= or ?error=: one of OIDC_RETURN_URLS, exactly', schema: { type: 'string', maxLength: 2048 } },
-      { name: 'codeChallenge', description: 'Recommended: the S256 challenge (base64url SHA-256) of a verifier the frontend keeps; the result is then exchanged with that verifier only', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+      { name: 'codeChallenge', description: 'Required unless OIDC_REQUIRE_BINDING=false: the S256 challenge (base64url SHA-256) of a verifier the frontend keeps; the result is then exchanged with that verifier only', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
     ],
     ok: { status: 302, description: "To the provider (with Accept: application/json, 200 { url } instead)" },
     errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED'],
@@ -145,7 +145,7 @@ export const OPERATIONS: Operation[] = [
     errors: ['VALIDATION_FAILED', 'NOT_FOUND'] as ErrorCode[],
   })),
   {
-    method: 'post', path: '/api/v1/auth/oidc/exchange', summary: "Sign in with a web flow's one-time result (and the verifier of its codeChallenge)", auth: 'none', body: ExchangeSchema,
+    method: 'post', path: '/api/v1/auth/oidc/exchange', summary: "Sign in with a web flow's one-time result and the verifier of its codeChallenge (required unless OIDC_REQUIRE_BINDING=false)", auth: 'none', body: ExchangeSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
     errors: ['VALIDATION_FAILED', 'INVALID_CREDENTIALS', 'PHONE_VERIFICATION_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED'],
   },

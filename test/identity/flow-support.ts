@@ -11,7 +11,7 @@ import type { HttpResult } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import { cookieJar } from './provider-flow.js';
 import type { TestProvider } from './provider.js';
-import { OIDC, providersEnv } from './support.js';
+import { FRONTEND, OIDC, providersEnv, type Binding } from './support.js';
 
 
 /** The callback the service registers at a provider: `${publicUrl}/api/v1/auth/oidc/{id}/callback`. */
@@ -95,9 +95,17 @@ export async function walkProvider(url: string, { login, until }: { login: strin
   throw new Error(`the provider did not send the user to ${until} (last at ${at})`);
 }
 
-/** `GET <path>?returnTo=` asking for JSON, as a script does (`{ url }` when it is 200). */
-export function authorizeJson(t: TestServer, path: string, returnTo: string, token?: string): Promise<HttpResult> {
-  return t.http.get(`${path}?returnTo=${encodeURIComponent(returnTo)}`, { token, headers: { accept: 'application/json' } });
+/** The query of a web flow's start: `?returnTo=`, and `&codeChallenge=` of `binding` (the suites' frontend's unless given; null: none). */
+export function startQuery(returnTo: string, binding: Binding | null = FRONTEND): string {
+  return `?${new URLSearchParams({ returnTo, ...(binding && { codeChallenge: binding.challenge }) })}`;
+}
+
+/**
+ * `GET <path>?returnTo=` asking for JSON, as a script does (`{ url }` when it is 200). A sign-in is
+ * bound (startQuery); a signed-in user's link flow (with `token`) is not, as its routes take no challenge.
+ */
+export function authorizeJson(t: TestServer, path: string, returnTo: string, { token, binding = token ? null : FRONTEND }: { token?: string; binding?: Binding | null } = {}): Promise<HttpResult> {
+  return t.http.get(`${path}${startQuery(returnTo, binding)}`, { token, headers: { accept: 'application/json' } });
 }
 
 /**

@@ -1,5 +1,5 @@
 // Two instances of one deployment on one database, behind one public URL: a web flow started on one
-// is finished (callback and exchange) on the other, its state and result taken once over both; an
+// (bound to the frontend) is finished (callback and exchange) on the other, its state and result taken once over both; an
 // ID token accepted by one is refused by the other. The test plays the load balancer: the provider
 // sends the user to the deployment's PUBLIC_URL, and the test hands that request to the instance it
 // picks.
@@ -13,7 +13,7 @@ import { expectProblem } from '../rest/support.js';
 import { authorizeJson, callbackOf, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { freePort } from '../operability/support.js';
 import { startProvider, type TestProvider } from './provider.js';
-import { idToken, OIDC, sessionCount, type IdTokenBody } from './support.js';
+import { exchangeOf, idToken, OIDC, sessionCount, type IdTokenBody } from './support.js';
 
 
 /** The deployment's public URL: nothing listens there, the test routes each request to A or B. */
@@ -42,7 +42,7 @@ const EXCHANGE = `${OIDC}/exchange`;
 /** A web flow started on `on` (as a signed-in user's link flow with `token`), walked through the provider's pages up to the deployment's callback. */
 async function startedOn(on: TestServer, login: string, token?: string): Promise<URL> {
   const path = token ? '/api/v1/users/me/identities/corp/authorize' : `${OIDC}/corp/authorize`;
-  const started = await authorizeJson(on, path, returnTo, token);
+  const started = await authorizeJson(on, path, returnTo, { token });
   expect(started.status).toBe(200);
   return walkProvider(started.body.url, { login, until: callbackOf(front, 'corp') });
 }
@@ -64,14 +64,14 @@ describe('a web flow over two instances', () => {
     expectProblem(await returnOn(a, callback), 400, 'VALIDATION_FAILED');
     expectProblem(await returnOn(b, callback), 400, 'VALIDATION_FAILED');
 
-    const unknown = expectProblem(await b.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
-    expectProblem(await a.http.post(EXCHANGE, { result: back.result }), 401, 'INVALID_CREDENTIALS');
+    const unknown = expectProblem(await b.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'PHONE_VERIFICATION_REQUIRED');
+    expectProblem(await a.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'INVALID_CREDENTIALS');
     const phone = newPhone();
     const linked = await a.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(a, phone) });
     expect(linked.status).toBe(200);
 
     const again = sentBack(await returnOn(a, await startedOn(b, 'alice')));
-    const signedIn = await b.http.post(EXCHANGE, { result: again.result });
+    const signedIn = await b.http.post(EXCHANGE, exchangeOf(again.result));
     expect(signedIn.status).toBe(200);
     expect(signedIn.body.user.id).toBe(linked.body.user.id);
     expect(claimsOf(signedIn.body.accessToken).amr).toEqual(['fed']);
@@ -84,7 +84,7 @@ describe('a web flow over two instances', () => {
     const back = sentBack(answers.find((answer) => answer.status === 302)!);
     expect(Object.keys(back)).toEqual(['result']);
     // The result, sent to both at once, is taken once.
-    const exchanges = await Promise.all([a, b].map((on) => on.http.post(EXCHANGE, { result: back.result })));
+    const exchanges = await Promise.all([a, b].map((on) => on.http.post(EXCHANGE, exchangeOf(back.result))));
     expect(exchanges.map((res) => res.body.code).sort()).toEqual(['INVALID_CREDENTIALS', 'PHONE_VERIFICATION_REQUIRED']);
   });
 

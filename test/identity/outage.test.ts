@@ -12,11 +12,11 @@ import { sleep } from '../helpers/wait.js';
 import { ExternalSignInUrlDocument } from '../generated/graphql.js';
 import { errorOf } from '../graphql/support.js';
 import { expectProblem } from '../rest/support.js';
-import { authorizeJson, callbackOf, identityEnv, navigate, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
+import { authorizeJson, callbackOf, identityEnv, navigate, startQuery, webFlowHooks, returnedTo, startFrontend, walkProvider, type Frontend } from './flow-support.js';
 import { freePort } from '../operability/support.js';
 import { generateSigningKey, signIdToken } from './provider-keys.js';
 import { startProvider, type TestProvider } from './provider.js';
-import { idToken, OIDC, type IdTokenBody } from './support.js';
+import { exchangeOf, FRONTEND, idToken, OIDC, type IdTokenBody } from './support.js';
 
 const TIMEOUT_MS = 500;
 /** The retry pause after a failed discovery (providers.ts), and a margin. */
@@ -115,11 +115,11 @@ describe('a provider down before the service starts', () => {
     expect((await phoneSignIn()).ms).toBeLessThan(ANSWER_BOUND_MS);
 
     expectProviderError(await timed(() => authorize('early')));
-    const navigation = await timed(() => navigate(`${base}${OIDC}/early/authorize?returnTo=${encodeURIComponent(returnTo)}`));
+    const navigation = await timed(() => navigate(`${base}${OIDC}/early/authorize${startQuery(returnTo)}`));
     expect(navigation.value.headers.get('location')).toBeNull();
     expectProviderError(navigation);
     expectProviderError(await timed(() => sendIdToken('early', earlyToken)));
-    const graphql = await timed(() => t.http.gql(ExternalSignInUrlDocument, { provider: 'early', returnTo }));
+    const graphql = await timed(() => t.http.gql(ExternalSignInUrlDocument, { provider: 'early', returnTo, codeChallenge: FRONTEND.challenge }));
     errorOf(graphql.value, 'IDENTITY_PROVIDER_ERROR');
     expect(graphql.ms).toBeLessThan(ANSWER_BOUND_MS);
 
@@ -146,7 +146,7 @@ describe('a provider down before the service starts', () => {
     expectVerified(await sendIdToken('early', earlyToken));
     const back = (await callback((await walkProvider(started.body.url, { login: 'rita', until: callbackOf(base, 'early') })).href)).value;
     expect(Object.keys(back)).toEqual(['result']);
-    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, exchangeOf(back.result)));
   });
 });
 
@@ -184,7 +184,7 @@ describe('a provider stopped while the service runs', () => {
     ops.steady = await startProvider({ ...providerOptions('steady'), port: op.port, keys });
     expectVerified(await sendIdToken('steady', await issue('steady')));
     const back = (await callback(await pendingCallback('steady'))).value;
-    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, exchangeOf(back.result)));
   });
 });
 
@@ -212,7 +212,7 @@ describe('a provider answering 500', () => {
     await op.setFault(undefined);
     expectVerified(await sendIdToken('broken', token));
     const back = (await callback(await pendingCallback('broken'))).value;
-    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, exchangeOf(back.result)));
   });
 });
 
@@ -325,6 +325,6 @@ describe('a key rotation at the provider', () => {
       await sleep(500);
     }
     expect(Object.keys(back)).toEqual(['result']);
-    expectVerified(await t.http.post(`${OIDC}/exchange`, { result: back.result }));
+    expectVerified(await t.http.post(`${OIDC}/exchange`, exchangeOf(back.result)));
   });
 });

@@ -2,7 +2,7 @@
 // provider settings, each call of the native flow, of the link by phone and of the signed-in user's
 // identities over either transport, answered in one shape so that a test asks both the same question.
 import { expect } from '@jest/globals';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   AddIdentityWithIdTokenDocument,
   CompleteExternalSignInDocument,
@@ -41,6 +41,30 @@ export interface ProviderEntry {
  */
 export function providersEnv(entries: ProviderEntry[]): Record<string, string> {
   return { IDENTITY_PROVIDERS: JSON.stringify(entries), OIDC_TIMEOUT_MS: '5000', SEND_CODE_INTERVAL_SECONDS: '0' };
+}
+
+/** A frontend's binding of a web flow (RFC 7636 S256): the verifier it keeps, the challenge it sends at the start. */
+export interface Binding {
+  verifier: string;
+  challenge: string;
+}
+
+/** A fresh binding, as a frontend makes one per flow: 32 random bytes in base64url, and their S256. */
+export function newBinding(): Binding {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/**
+ * The binding of the suites' frontend: the web flows the helpers start and exchange are bound with it
+ * unless a test says otherwise (null: started or exchanged unbound, which the service refuses unless
+ * OIDC_REQUIRE_BINDING=false).
+ */
+export const FRONTEND: Binding = newBinding();
+
+/** The exchange of a sign-in flow's result, with the verifier of `binding` (none when it is null): a REST body, or completeExternalSignIn's variables. */
+export function exchangeOf(result: string, binding: Binding | null = FRONTEND): { result: string; codeVerifier?: string } {
+  return binding ? { result, codeVerifier: binding.verifier } : { result };
 }
 
 /** SHA-256 of `value` in hex, as Apple's SDK puts a nonce in its ID tokens. */
@@ -149,11 +173,11 @@ export async function signInWithIdToken(t: TestServer, provider: string, body: I
   return outcome(await t.http.gql(SignInWithIdTokenDocument, { provider, idToken, nonce }), transport, 'signInWithIdToken');
 }
 
-/** `POST /auth/oidc/exchange`, or `completeExternalSignIn`. */
-export async function exchangeResult(t: TestServer, result: string, transport: Transport): Promise<Outcome> {
+/** `POST /auth/oidc/exchange`, or `completeExternalSignIn`, with the verifier of `binding` (the suites' frontend's unless given; null: none). */
+export async function exchangeResult(t: TestServer, result: string, transport: Transport, binding: Binding | null = FRONTEND): Promise<Outcome> {
   return transport === 'REST'
-    ? outcome(await t.http.post(`${OIDC}/exchange`, { result }), transport, '')
-    : outcome(await t.http.gql(CompleteExternalSignInDocument, { result }), transport, 'completeExternalSignIn');
+    ? outcome(await t.http.post(`${OIDC}/exchange`, exchangeOf(result, binding)), transport, '')
+    : outcome(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(result, binding)), transport, 'completeExternalSignIn');
 }
 
 /** `POST /auth/oidc/link`, or `linkExternalIdentity`. */

@@ -1,6 +1,7 @@
 // The web flow of sign-in through an external OpenID Connect provider (API.md 9.1), end to end in
 // Chromium with the test provider's own login and consent pages: authorize, the provider, the
-// callback, the frontend's returnTo with a one-time result, the exchange on both transports; an
+// callback, the frontend's returnTo with a one-time result, the exchange (with the verifier of the
+// frontend's codeChallenge) on both transports; an
 // identity no account has linked by a phone code, then signing straight in; the provider's refusal;
 // replayed and forged states; used and expired results; returnTo outside OIDC_RETURN_URLS; a
 // form_post provider; the signed-in link flow. Every URL the browser visits is recorded, and none may
@@ -21,6 +22,7 @@ import {
   webFlowHooks,
   returnedTo,
   startFrontend,
+  startQuery,
   walkProvider,
   type Frontend,
 } from './flow-support.js';
@@ -28,7 +30,7 @@ import { freePort } from '../operability/support.js';
 import { urlsOf, useBrowser } from './flow-browser.js';
 import { inBrowser } from './provider-browser.js';
 import { startProvider, type TestProvider } from './provider.js';
-import { OIDC, sessionCount } from './support.js';
+import { exchangeOf, FRONTEND, OIDC, sessionCount } from './support.js';
 
 
 const ACCOUNTS = {
@@ -72,7 +74,8 @@ webFlowHooks([t], () => ({ providers: [op], app }));
 
 const AUTHORIZE = `${OIDC}/corp/authorize`;
 const EXCHANGE = `${OIDC}/exchange`;
-const authorizeUrl = (provider = 'corp', to = returnTo) => `${base}${OIDC}/${provider}/authorize?returnTo=${encodeURIComponent(to)}`;
+/** The sign-in start a browser navigates to, bound to the suites' frontend (startQuery). */
+const authorizeUrl = (provider = 'corp', to = returnTo) => `${base}${OIDC}/${provider}/authorize${startQuery(to)}`;
 
 /** Users in Chromium, who sign in at the test provider and come back to the frontend's sign-in page unless told. */
 const browseAs = useBrowser(() => ({ issuer: op.issuer, back: returnTo }));
@@ -90,7 +93,7 @@ describe('the web flow in Chromium', () => {
       const landed = app.visits.filter((visit) => visit.searchParams.has('result') || visit.searchParams.has('error')).at(-1)!;
       expect(Object.fromEntries(landed.searchParams)).toEqual({ result: back.result });
 
-      const unknown = expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
+      const unknown = expectProblem(await t.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'PHONE_VERIFICATION_REQUIRED');
       expect(unknown.linkToken).toEqual(expect.any(String));
       expect(unknown.identity).toEqual({ provider: 'corp', email: 'alice@example.com', name: 'Alice Example' });
 
@@ -102,7 +105,7 @@ describe('the web flow in Chromium', () => {
 
       const second = await agent();
       const again = returnedTo(await second.signIn(authorizeUrl(), 'alice'), returnTo);
-      const signedIn = await t.http.post(EXCHANGE, { result: again.result });
+      const signedIn = await t.http.post(EXCHANGE, exchangeOf(again.result));
       expect(signedIn.status).toBe(200);
       expect(signedIn.body).toMatchObject({ isNewUser: false, tokenType: 'Bearer', user: { id: linked.body.user.id, phone } });
       expect(claimsOf(signedIn.body.accessToken).amr).toEqual(['fed']);
@@ -116,7 +119,7 @@ describe('the web flow in Chromium', () => {
 
   inBrowser('signs in by GraphQL: the URL of externalSignInUrl, completeExternalSignIn, linkExternalIdentity, then straight in', () =>
     browseAs(async (agent) => {
-      const url = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo })).externalSignInUrl;
+      const url = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo, codeChallenge: FRONTEND.challenge })).externalSignInUrl;
       const request = new URL(url);
       expect(`${request.origin}${request.pathname}`).toBe(`${op.issuer}/auth`);
       expect(Object.fromEntries(request.searchParams)).toMatchObject({
@@ -132,7 +135,7 @@ describe('the web flow in Chromium', () => {
 
       const first = await agent();
       const back = returnedTo(await first.signIn(url, 'bob'), returnTo);
-      const unknown = errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: back.result }), 'PHONE_VERIFICATION_REQUIRED');
+      const unknown = errorOf(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(back.result)), 'PHONE_VERIFICATION_REQUIRED');
       expect(unknown.extensions).toMatchObject({ linkToken: expect.any(String), identity: { provider: 'corp', email: 'bob@example.com', name: 'Bob Example' } });
       const linkToken = unknown.extensions!.linkToken as string;
 
@@ -141,11 +144,11 @@ describe('the web flow in Chromium', () => {
       expect(account).toMatchObject({ isNewUser: true, user: { phone } });
 
       const second = await agent();
-      const nextUrl = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo })).externalSignInUrl;
+      const nextUrl = dataOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'corp', returnTo, codeChallenge: FRONTEND.challenge })).externalSignInUrl;
       // Each flow has its own state, nonce and PKCE challenge.
       for (const name of ['state', 'nonce', 'code_challenge']) expect(new URL(nextUrl).searchParams.get(name)).not.toBe(request.searchParams.get(name));
       const again = returnedTo(await second.signIn(nextUrl, 'bob'), returnTo);
-      const payload = dataOf(await t.http.gql(CompleteExternalSignInDocument, { result: again.result })).completeExternalSignIn;
+      const payload = dataOf(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(again.result))).completeExternalSignIn;
       expect(payload).toMatchObject({ isNewUser: false, user: { id: account.user.id, phone } });
       expect(claimsOf(payload.accessToken).amr).toEqual(['fed']);
 
@@ -206,9 +209,9 @@ describe('the web flow in Chromium', () => {
   inBrowser('takes a result once, on either transport, and not after its 60 seconds', () =>
     browseAs(async (agent) => {
       const first = returnedTo(await (await agent()).signIn(authorizeUrl(), 'carol'), returnTo);
-      expectProblem(await t.http.post(EXCHANGE, { result: first.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
-      expectProblem(await t.http.post(EXCHANGE, { result: first.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: first.result }), 'INVALID_CREDENTIALS');
+      expectProblem(await t.http.post(EXCHANGE, exchangeOf(first.result)), 401, 'PHONE_VERIFICATION_REQUIRED');
+      expectProblem(await t.http.post(EXCHANGE, exchangeOf(first.result)), 401, 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(first.result)), 'INVALID_CREDENTIALS');
 
       const second = returnedTo(await (await agent()).signIn(authorizeUrl(), 'carol'), returnTo);
       const [ticket] = await t.sql<{ ttl: number }>(`select extract(epoch from expires_at - created_at)::float as ttl from identity_tickets where kind = 'result'`);
@@ -216,8 +219,8 @@ describe('the web flow in Chromium', () => {
       expect(ticket!.ttl).toBeLessThanOrEqual(61);
       // Its 60 seconds pass.
       await t.sql(`update identity_tickets set expires_at = now() - interval '1 second' where kind = 'result'`);
-      expectProblem(await t.http.post(EXCHANGE, { result: second.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: second.result }), 'INVALID_CREDENTIALS');
+      expectProblem(await t.http.post(EXCHANGE, exchangeOf(second.result)), 401, 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(second.result)), 'INVALID_CREDENTIALS');
       expect(await sessionCount(t)).toBe(0);
     }),
   );
@@ -232,7 +235,7 @@ describe('the web flow in Chromium', () => {
       expect(posted).toEqual([{ method: 'POST', url: callbackOf(base, 'corp-form') }]);
 
       // Another provider of the service: another identity, even with the same subject at the same issuer.
-      const unknown = expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
+      const unknown = expectProblem(await t.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'PHONE_VERIFICATION_REQUIRED');
       expect(unknown.identity).toEqual({ provider: 'corp-form', email: 'alice@example.com', name: 'Alice Example' });
       const phone = newPhone();
       const linked = await t.http.post(`${OIDC}/link`, { linkToken: unknown.linkToken, phone, code: await requestCode(t, phone) });
@@ -240,7 +243,7 @@ describe('the web flow in Chromium', () => {
 
       const second = await agent();
       const again = returnedTo(await second.signIn((await authorizeJson(t, `${OIDC}/corp-form/authorize`, returnTo)).body.url, 'alice'), returnTo);
-      const signedIn = await t.http.post(EXCHANGE, { result: again.result });
+      const signedIn = await t.http.post(EXCHANGE, exchangeOf(again.result));
       expect(signedIn.status).toBe(200);
       expect(signedIn.body.user.id).toBe(linked.body.user.id);
       expectNoTokenIn([...urlsOf(user), ...urlsOf(second)], [unknown.linkToken, linked.body.accessToken, linked.body.refreshToken, signedIn.body.accessToken]);
@@ -268,7 +271,7 @@ describe('returnTo', () => {
       expect(navigation.headers.get('location')).toBeNull();
       expect(expectProblem(navigation, 400, 'VALIDATION_FAILED').fields).toHaveProperty('returnTo');
       expectProblem(await authorizeJson(t, `${OIDC}/idle/authorize`, other), 400, 'VALIDATION_FAILED');
-      errorOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'idle', returnTo: other }), 'VALIDATION_FAILED');
+      errorOf(await t.http.gql(ExternalSignInUrlDocument, { provider: 'idle', returnTo: other, codeChallenge: FRONTEND.challenge }), 'VALIDATION_FAILED');
     }
     expectProblem(await navigate(`${base}${OIDC}/idle/authorize`), 400, 'VALIDATION_FAILED');
     // Not a request to the provider (not even its discovery), not a flow kept.
@@ -339,7 +342,7 @@ describe('the signed-in link flow in Chromium', () => {
   inBrowser('links the identity to the account that started it (Bearer and JSON, the browser at the provider, exchange), which then signs in with it', () =>
     browseAs(async (agent) => {
       const owner = await signInWithCode(t);
-      const started = await authorizeJson(t, LINK_AUTHORIZE, linkReturnTo, owner.accessToken);
+      const started = await authorizeJson(t, LINK_AUTHORIZE, linkReturnTo, { token: owner.accessToken });
       expect(started.status).toBe(200);
       expect(Object.keys(started.body)).toEqual(['url']);
       const redirect = await navigate(`${base}${LINK_AUTHORIZE}?returnTo=${encodeURIComponent(linkReturnTo)}`, owner.accessToken);
@@ -359,7 +362,7 @@ describe('the signed-in link flow in Chromium', () => {
 
       const signIn = await agent();
       const again = returnedTo(await signIn.signIn(authorizeUrl(), 'carol'), returnTo);
-      const signedIn = await t.http.post(EXCHANGE, { result: again.result });
+      const signedIn = await t.http.post(EXCHANGE, exchangeOf(again.result));
       expect(signedIn.status).toBe(200);
       expect(signedIn.body.user.id).toBe(owner.userId);
       expectNoTokenIn([...urlsOf(user), ...urlsOf(signIn)], [owner.accessToken, owner.refreshToken, signedIn.body.accessToken]);
@@ -376,8 +379,8 @@ describe('the signed-in link flow in Chromium', () => {
       expectProblem(await t.http.post(LINK_EXCHANGE, { result: back.result }, { token: intruder.accessToken }), 401, 'INVALID_CREDENTIALS');
       errorOf(await t.http.gql(CompleteExternalLinkDocument, { result: back.result }, { token: intruder.accessToken }), 'INVALID_CREDENTIALS');
       // Not PHONE_VERIFICATION_REQUIRED: that would hand out a link token for the owner's identity.
-      expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'INVALID_CREDENTIALS');
-      errorOf(await t.http.gql(CompleteExternalSignInDocument, { result: back.result }), 'INVALID_CREDENTIALS');
+      expectProblem(await t.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'INVALID_CREDENTIALS');
+      errorOf(await t.http.gql(CompleteExternalSignInDocument, exchangeOf(back.result)), 'INVALID_CREDENTIALS');
       expect((await t.http.get('/api/v1/users/me/identities', { token: intruder.accessToken })).body).toEqual([]);
       expect(await t.sql(`select count(*)::int as n from identity_tickets where kind = 'link'`)).toEqual([{ n: 0 }]);
 
@@ -392,7 +395,7 @@ describe('the signed-in link flow in Chromium', () => {
       const back = returnedTo(await (await agent()).signIn(authorizeUrl(), 'dave'), returnTo);
       expectProblem(await t.http.post(LINK_EXCHANGE, { result: back.result }, { token: someone.accessToken }), 401, 'INVALID_CREDENTIALS');
       expect((await t.http.get('/api/v1/users/me/identities', { token: someone.accessToken })).body).toEqual([]);
-      expectProblem(await t.http.post(EXCHANGE, { result: back.result }), 401, 'PHONE_VERIFICATION_REQUIRED');
+      expectProblem(await t.http.post(EXCHANGE, exchangeOf(back.result)), 401, 'PHONE_VERIFICATION_REQUIRED');
     }),
   );
 });

@@ -1,5 +1,5 @@
 // The external identity providers' settings (API.md 9.1), read once at start: IDENTITY_PROVIDERS (JSON
-// or @file), PUBLIC_URL, OIDC_RETURN_URLS and OIDC_TIMEOUT_MS; every bad value refused with a message
+// or @file), PUBLIC_URL, OIDC_RETURN_URLS, OIDC_TIMEOUT_MS and OIDC_REQUIRE_BINDING; every bad value refused with a message
 // that names the setting, the provider and what is wrong.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,7 +114,7 @@ describe('IDENTITY_PROVIDERS', () => {
 
 describe('PUBLIC_URL, OIDC_RETURN_URLS and OIDC_TIMEOUT_MS', () => {
   it('take the service on localhost at PORT, no return URL and 5 s by default', () => {
-    expect(loadConfig({ PORT: '4100' }).identity).toEqual({ providers: [], publicUrl: 'http://localhost:4100', returnUrls: [], timeoutMs: 5000 });
+    expect(loadConfig({ PORT: '4100' }).identity).toEqual({ providers: [], publicUrl: 'http://localhost:4100', returnUrls: [], timeoutMs: 5000, requireBinding: true });
   });
 
   it('read PUBLIC_URL without its trailing slash, the return URLs as listed, and the timeout', () => {
@@ -132,5 +132,17 @@ describe('PUBLIC_URL, OIDC_RETURN_URLS and OIDC_TIMEOUT_MS', () => {
 
   it.each(['99', '60001', 'soon'])('refuses OIDC_TIMEOUT_MS=%s', (value) => {
     expect(problemsOf({ OIDC_TIMEOUT_MS: value })).toEqual([expect.stringMatching(/^OIDC_TIMEOUT_MS: /)]);
+  });
+});
+
+describe('OIDC_REQUIRE_BINDING', () => {
+  it('is true by default, and read as the other switches are', () => {
+    expect(loadConfig({}).identity.requireBinding).toBe(true);
+    for (const value of ['false', '0', 'no']) expect(loadConfig({ OIDC_REQUIRE_BINDING: value }).identity.requireBinding).toBe(false);
+    for (const value of ['true', '1', 'yes']) expect(loadConfig({ OIDC_REQUIRE_BINDING: value }).identity.requireBinding).toBe(true);
+  });
+
+  it.each(['off', 'TRUE', 'maybe'])('refuses OIDC_REQUIRE_BINDING=%j: the service does not start', (value) => {
+    expect(problemsOf({ OIDC_REQUIRE_BINDING: value })).toEqual(['OIDC_REQUIRE_BINDING: must be true or false']);
   });
 });

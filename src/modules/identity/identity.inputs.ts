@@ -13,8 +13,9 @@ export const ProviderSchema = z.object({ provider: requiredString(64) });
 export const ReturnToSchema = z.object({ returnTo: requiredString(2048) });
 
 /**
- * A web flow's start: where it returns, and (optional, recommended) the RFC 7636 S256 challenge of a
- * verifier the frontend keeps until the exchange: the flow's result is then exchanged with it only.
+ * A web flow's start: where it returns, and the RFC 7636 S256 challenge of a verifier the frontend
+ * keeps until the exchange: the flow's result is then exchanged with it only. Optional in shape: the
+ * sign-in service requires it unless OIDC_REQUIRE_BINDING=false (a setting, not a shape).
  */
 export const StartSchema = ReturnToSchema.extend({
   codeChallenge: z

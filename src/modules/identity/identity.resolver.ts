@@ -17,7 +17,7 @@ export class IdentityResolver {
 
   @Mutation(() => String, {
     description:
-      "The provider's authorization URL of a new sign-in (to open in the browser); it returns to returnTo, one of OIDC_RETURN_URLS, with ?result= for completeExternalSignIn or ?error=. codeChallenge (recommended): the S256 of a verifier the frontend keeps, without which the result cannot be exchanged",
+      "The provider's authorization URL of a new sign-in (to open in the browser); it returns to returnTo, one of OIDC_RETURN_URLS, with ?result= for completeExternalSignIn or ?error=. codeChallenge (required unless OIDC_REQUIRE_BINDING=false): the S256 of a verifier the frontend keeps, without which the result cannot be exchanged",
   })
   async externalSignInUrl(
     @Arg('provider', () => ID) provider: string,
@@ -31,7 +31,7 @@ export class IdentityResolver {
 
   @Mutation(() => AuthPayloadType, {
     description:
-      'Signs in with the one-time result of a web flow (and the verifier of its codeChallenge, when it had one); PHONE_VERIFICATION_REQUIRED (extensions.linkToken, extensions.identity) for an identity no account has',
+      'Signs in with the one-time result of a web flow and the verifier of its codeChallenge (required unless OIDC_REQUIRE_BINDING=false: a result without one is INVALID_CREDENTIALS); PHONE_VERIFICATION_REQUIRED (extensions.linkToken, extensions.identity) for an identity no account has',
   })
   async completeExternalSignIn(
     @Arg('result') result: string,

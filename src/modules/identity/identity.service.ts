@@ -38,6 +38,8 @@ export interface IdentityDependencies {
 export interface IdentitySettings {
   /** The exact frontend URLs a web flow may return to. */
   returnUrls: string[];
+  /** OIDC_REQUIRE_BINDING: a sign-in web flow is started with a codeChallenge, and exchanged with its verifier, or not at all. */
+  requireBinding: boolean;
   /** ID tokens refused per address per day, as password failures are (LOGIN_FAILURES_PER_IP_DAILY). */
   failuresPerIpDaily: number;
 }
@@ -77,14 +79,18 @@ export class IdentityService implements ExternalIdentities {
    * OIDC_RETURN_URLS, checked before anything else is done). With `linking`, the flow links the
    * identity to the signed-in account (a recent second factor asked first, when it has one). With
    * `clientChallenge` (the S256 of a verifier the frontend keeps), its result is exchanged with that
-   * verifier only: a result that an attacker's browser got cannot sign a victim's frontend in.
+   * verifier only: a result that an attacker's browser got cannot sign a victim's frontend in. A
+   * sign-in without one is refused unless OIDC_REQUIRE_BINDING=false; a link flow needs none: its
+   * result is taken by the account that started it only (completeLink), never by another.
    */
   async authorizationUrl(providerId: string, returnTo: string, client: ClientInfo, linking?: Principal, clientChallenge?: string): Promise<string> {
     const provider = this.provider(providerId);
-    if (!this.settings.returnUrls.includes(returnTo)) {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, 'returnTo is not one of the URLs this service returns to', {
-        fields: { returnTo: 'must be one of OIDC_RETURN_URLS, exactly' },
-      });
+    const fields: Record<string, string> = {};
+    if (!this.settings.returnUrls.includes(returnTo)) fields.returnTo = 'must be one of OIDC_RETURN_URLS, exactly';
+    if (!linking && !clientChallenge && this.settings.requireBinding) fields.codeChallenge = 'is required: the S256 of a verifier the frontend keeps until the exchange';
+    if (Object.keys(fields).length > 0) {
+      const message = fields.returnTo ? 'returnTo is not one of the URLs this service returns to' : 'A sign-in is bound to its frontend: codeChallenge is required';
+      throw new AppError(ErrorCode.VALIDATION_FAILED, message, { fields });
     }
     if (linking) await this.deps.stepUp.requireRecentSecondFactor(linking);
     await this.deps.limiter.consume(
@@ -147,10 +153,14 @@ export class IdentityService implements ExternalIdentities {
    * The identity of a sign-in flow's result, used up; INVALID_CREDENTIALS for one unknown, used,
    * expired, of a link flow, or bound to another frontend's challenge than `codeVerifier`'s (a
    * verifier sent for a result that was bound to none is refused too; a refused result stays).
+   * Unless OIDC_REQUIRE_BINDING=false, a result without a verifier is refused before it is looked up:
+   * it is a bearer code (a flow started unbound, before the setting changed or on an instance with it
+   * off), which a login CSRF would plant in a victim's browser.
    */
   async takeSignInResult(result: string, codeVerifier?: string): Promise<ProvenIdentity> {
     const challenge = codeVerifier === undefined ? null : s256(codeVerifier);
-    const identity = await this.deps.identities.takeTicket(sha256Hex(result), 'result', null, challenge);
+    const unbound = challenge === null && this.settings.requireBinding;
+    const identity = unbound ? undefined : await this.deps.identities.takeTicket(sha256Hex(result), 'result', null, challenge);
     if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or not this frontend\'s: sign in with the provider again');
     return identity;
   }
