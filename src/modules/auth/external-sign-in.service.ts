@@ -48,13 +48,14 @@ export class ExternalSignInService {
 
   /**
    * The provider's authorization URL of a new web flow returning to `returnTo` (one of
-   * OIDC_RETURN_URLS); with `codeChallenge`, its result is exchanged with the verifier only.
+   * OIDC_RETURN_URLS), bound by `codeChallenge` (required unless OIDC_REQUIRE_BINDING=false): its
+   * result is exchanged with the verifier only.
    */
   authorizationUrl(provider: string, returnTo: string, client: ClientInfo, codeChallenge?: string): Promise<string> {
     return this.deps.identities.authorizationUrl(provider, returnTo, client, undefined, codeChallenge);
   }
 
-  /** Signs in with the identity of a web flow's one-time result (and the verifier of its challenge, if it had one). */
+  /** Signs in with the identity of a web flow's one-time result and the verifier of its challenge (none: only with OIDC_REQUIRE_BINDING=false). */
   completeWebFlow(result: string, codeVerifier: string | undefined, client: ClientInfo): Promise<AuthPayload> {
     return this.deps.signIns.counted('oidc', async () => this.signIn(await this.deps.identities.takeSignInResult(result, codeVerifier), client));
   }
