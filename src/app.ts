@@ -9,6 +9,7 @@ import { apolloHandler } from './graphql/apollo-handler.js';
 import { GraphQLContext } from './graphql/context.js';
 import { withGraphqlFastPath } from './graphql/fast-path.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
+import { federationGuardPlugin } from './graphql/federation-guard.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
 import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
@@ -50,6 +51,8 @@ const JSON_BODY_LIMIT_BYTES = 100 * 1024;
 
 /** GraphQL document limits of the contract (depth 10, aliases 15) and GraphQL Armor's defaults for the rest. */
 const GRAPHQL_LIMITS = { depth: 10, aliases: 15, directives: 50, tokens: 1000, cost: 5000 } as const;
+/** The cost limit, with Armor's default cost of an object: what each of `_entities`' representations adds too. */
+const COST_LIMIT = { maxCost: GRAPHQL_LIMITS.cost, objectCost: 2, ignoreIntrospection: true };
 
 export interface AppOptions {
   config: Config;
@@ -96,7 +99,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     maxDirectives: { n: GRAPHQL_LIMITS.directives },
     // Armor's token limit throws from a parsing hook, which Apollo answers with a 500; see limitTokens.
     maxTokens: { enabled: false },
-    costLimit: { maxCost: GRAPHQL_LIMITS.cost, ignoreIntrospection: true },
+    costLimit: COST_LIMIT,
     blockFieldSuggestion: { enabled: config.isProduction },
   }).protect();
   const trusted = config.graphqlTrustedDocuments.length > 0 ? TrustedDocuments.load(...config.graphqlTrustedDocuments) : undefined;
@@ -115,6 +118,8 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     // Armor's typings name Apollo's CommonJS build; the plugins are the same objects.
     plugins: [
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
+      // _entities' representations (checked, and counted in the cost), and _service in production.
+      federationGuardPlugin({ sdlNeedsKey: config.isProduction, internalApiKey: config.internalApiKey, cost: COST_LIMIT }),
       errorPlugin(logger),
       inputChecksPlugin(),
       ApolloServerPluginCacheControlDisabled(),

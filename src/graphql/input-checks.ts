@@ -104,7 +104,7 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operation: Operat
 }
 
 /** A refusal of the whole operation, before execution: 400, with the code and fields of `error`. */
-function refused(error: AppError): GraphQLError {
+export function refused(error: AppError): GraphQLError {
   return new GraphQLError(error.message, { originalError: error, extensions: { http: { status: 400 } } });
 }
 

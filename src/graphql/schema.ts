@@ -3,7 +3,7 @@ import { buildSchema } from 'type-graphql';
 import type { GraphQLContext } from './context.js';
 import { toSubgraph } from './federation.js';
 import { assertNestedArgumentsChecked } from './input-checks.js';
-import { resolveUserReference } from '../modules/account/user-reference.js';
+import { resolveUserReference, UserKeySchema } from '../modules/account/user-reference.js';
 import { AccountResolver } from '../modules/account/account.resolver.js';
 import { AdminResolver } from '../modules/admin/admin.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
@@ -24,9 +24,10 @@ const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolve
  */
 export async function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
-  const schema = toSubgraph(await buildSchema({ resolvers, validate: false }), {
+  const schema = toSubgraph<GraphQLContext>(await buildSchema({ resolvers, validate: false }), {
     User: {
-      __resolveReference: (reference: { id?: unknown }, ctx: GraphQLContext) => resolveUserReference(reference, ctx.principal(), (id) => ctx.loadUser(id)),
+      key: UserKeySchema,
+      resolveReference: (reference, ctx) => resolveUserReference(reference, ctx.principal(), (id) => ctx.loadUser(id)),
     },
   });
   assertNestedArgumentsChecked(schema);

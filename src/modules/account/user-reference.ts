@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
-import { toUuid } from '../../shared/ids.js';
+import { toUuid, uuidField } from '../../shared/ids.js';
 import type { Principal } from './principal.js';
 import type { UserView } from './user.view.js';
 
@@ -37,16 +38,24 @@ function shownToOthers(user: UserView): UserView {
 }
 
 /**
- * The account a gateway's reference (`{ __typename: "User", id }`) names, for a signed-in caller
- * (UNAUTHENTICATED otherwise): the caller's own account whole, another one as shownToOthers, an id
- * of no account (or no id at all) null. `load` reads the references of one request together.
+ * The key of a reference to an account (`@key(fields: "id")`): a UUID in any case. A reference
+ * without one is refused (VALIDATION_FAILED) before any is resolved.
+ */
+export const UserKeySchema = z.object({ id: uuidField() });
+
+/**
+ * The account a gateway's reference (`{ __typename: "User", id }`, its key accepted by
+ * UserKeySchema) names, for a signed-in caller (UNAUTHENTICATED otherwise): the caller's own
+ * account whole, another one as shownToOthers, an id of no account null. `load` reads the
+ * references of one request together.
  */
 export async function resolveUserReference(
-  reference: { id?: unknown },
+  reference: Record<string, unknown>,
   principal: Promise<Principal>,
   load: (id: string) => Promise<UserView | undefined>,
 ): Promise<UserView | null> {
   const caller = await principal;
+  // The id as UserKeySchema makes it canonical: an upper-case spelling names the same account.
   const id = typeof reference.id === 'string' ? toUuid(reference.id) : undefined;
   const user = id && (await load(id));
   if (!user) return null;

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import type { UserStatsJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
+import { internalKeyCheck } from '../../shared/internal-key.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import type { UserStats } from './stats.service.js';
@@ -37,12 +37,10 @@ export function internalRoutes(services: Services, internalApiKey: string | unde
   return router;
 }
 
-/** Compares digests, so the comparison takes the same time whatever the presented key's length. */
 function requireInternalKey(key: string): RequestHandler {
-  const expected = createHash('sha256').update(key).digest();
+  const isRight = internalKeyCheck(key);
   return (req, _res, next) => {
-    const presented = createHash('sha256').update(req.get('x-internal-key') ?? '').digest();
-    if (!timingSafeEqual(expected, presented) || !req.get('x-internal-key')) {
+    if (!isRight(req.get('x-internal-key'))) {
       throw new AppError(ErrorCode.UNAUTHENTICATED, 'A valid X-Internal-Key header is required');
     }
     next();
