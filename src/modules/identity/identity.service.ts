@@ -3,6 +3,7 @@ import { isForeignKeyViolation, type Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
+import { idTokenReplayKey, oneTimeTokenHash } from '../../shared/tokens/canonical.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
@@ -160,7 +161,8 @@ export class IdentityService implements ExternalIdentities {
   async takeSignInResult(result: string, codeVerifier?: string): Promise<ProvenIdentity> {
     const challenge = codeVerifier === undefined ? null : s256(codeVerifier);
     const unbound = challenge === null && this.settings.requireBinding;
-    const identity = unbound ? undefined : await this.deps.identities.takeTicket(sha256Hex(result), 'result', null, challenge);
+    const hash = oneTimeTokenHash(result);
+    const identity = unbound || !hash ? undefined : await this.deps.identities.takeTicket(hash, 'result', null, challenge);
     if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or not this frontend\'s: sign in with the provider again');
     return identity;
   }
@@ -176,9 +178,12 @@ export class IdentityService implements ExternalIdentities {
     let identity: ProvenIdentity | undefined;
     await this.deps.limiter.attempt(this.failureRules(client), { locked: 'Too many refused ID tokens from this address; try again later', busy: 'Too many ID tokens being checked from this address; try again in a moment' }, async () => {
       try {
+        // Another spelling of a token (padding, whitespace, unused bits) is refused before it is verified, even the first time.
+        const replayKey = idTokenReplayKey(idToken);
+        if (!replayKey) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The ID token is not a JWT in compact form');
         const verified = await provider.verify(idToken, nonce);
         // Taken once, until it expires (and a minute's leeway after): a replay fails on every instance.
-        if (!(await this.deps.identities.useIdToken(sha256Hex(idToken), new Date(verified.expiresAt.getTime() + 60_000)))) {
+        if (!(await this.deps.identities.useIdToken(replayKey, new Date(verified.expiresAt.getTime() + 60_000)))) {
           refused = new AppError(ErrorCode.INVALID_CREDENTIALS, 'This ID token was used already');
           return false;
         }
@@ -210,14 +215,16 @@ export class IdentityService implements ExternalIdentities {
 
   /** The identity of a link token, used up; INVALID_CREDENTIALS for one unknown, used or expired. */
   async takeLinkToken(linkToken: string): Promise<ProvenIdentity> {
-    const identity = await this.deps.identities.takeTicket(sha256Hex(linkToken), 'link', null);
+    const hash = oneTimeTokenHash(linkToken);
+    const identity = hash && (await this.deps.identities.takeTicket(hash, 'link', null));
     if (!identity) throw linkTokenRefused();
     return identity;
   }
 
   /** INVALID_CREDENTIALS unless the link token is live (checked before its SMS code is spent; taken after). */
   async assertLinkToken(linkToken: string): Promise<void> {
-    if (!(await this.deps.identities.hasTicket(sha256Hex(linkToken), 'link'))) throw linkTokenRefused();
+    const hash = oneTimeTokenHash(linkToken);
+    if (!hash || !(await this.deps.identities.hasTicket(hash, 'link'))) throw linkTokenRefused();
   }
 
   /**
@@ -258,7 +265,8 @@ export class IdentityService implements ExternalIdentities {
   /** Links the identity of a link flow's result to the signed-in account that started the flow. */
   async completeLink(principal: Principal, result: string, client: ClientInfo): Promise<IdentityView> {
     await this.deps.stepUp.requireRecentSecondFactor(principal);
-    const identity = await this.deps.identities.takeTicket(sha256Hex(result), 'result', principal.userId);
+    const hash = oneTimeTokenHash(result);
+    const identity = hash && (await this.deps.identities.takeTicket(hash, 'result', principal.userId));
     if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or of another account: link with the provider again');
     return this.linkSignedIn(principal, identity, client);
   }
