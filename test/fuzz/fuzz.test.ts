@@ -23,6 +23,7 @@ import { pool, replay, send, type Sent, type Service } from './run.js';
 import { deletionRace, slowPeers } from './scenarios.js';
 import { AVATAR_MAX_BYTES, fuzzService, INTERNAL_KEY, makeAdmin } from './service.js';
 import { Sessions } from './sessions.js';
+import { acceptedSpellings, usedValueSpellings } from './spellings.js';
 import { discoverTargets } from './targets.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_124);
@@ -141,11 +142,22 @@ it(
       }
       return requests;
     })();
+    // Values that may be used once, used, then sent again in every other spelling (spellings.ts).
+    const spellingRun = { failed: '' };
+    const spellings = usedValueSpellings(targets, side(0x5be1), live, url).catch((error: unknown) => {
+      spellingRun.failed = String(error).slice(0, 200);
+      return [] as Sent[];
+    });
 
     await run(plan, deadline);
     const sendingMs = Date.now() - runStarted;
     stop = true;
-    for (const s of [...(await slow), ...(await races)]) record(s);
+    const spelled = await spellings;
+    for (const s of [...(await slow), ...(await races), ...spelled]) record(s);
+    for (const s of acceptedSpellings(spelled)) {
+      findings.add({ kind: 'accepted what the contract refuses', target: s.planned.target.name, status: String(s.exchange.answers[0]!.status), message: `another spelling of a value that may be used once: ${s.planned.variant}` }, [s]);
+    }
+    if (spellingRun.failed) findings.add({ kind: 'scenario could not run', target: 'used-value spellings', status: 'could not start', message: spellingRun.failed });
     await Promise.all([healthLoop, keepAlive]);
 
     // The log so far; then each log finding without a request id gets its likeliest requests sent
@@ -218,6 +230,7 @@ it(
       `\nfuzz summary (seed ${SEED}): ${((Date.now() - runStarted) / 1000).toFixed(1)} s in all, ${(sendingMs / 1000).toFixed(1)} s sending; ` +
         `${index} planned requests (sweep ${plan.length}), ${sessions.signIns} sign-ins of the run's own (${sessions.failedSignIns} failed)\n` +
         summary(sent, [
+          `used-value spellings: ${spelled.length} requests, ${acceptedSpellings(spelled).length} accepted${spellingRun.failed ? ` (could not start: ${spellingRun.failed})` : ''}`,
           `deletion races: ${raceRounds.run} rounds${raceRounds.failed.length > 0 ? `, ${raceRounds.failed.length} could not start (${raceRounds.failed.join('; ')})` : ''}`,
           `/healthz beside the run: ${health.polls} polls, ${health.failures} failed, slowest ${health.maxMs} ms`,
           `service log: ${lines.length} lines, ${lines.filter((l) => l.level >= 50).length} at error level or above; ${replays} requests sent again (to find the one behind a log line, to shorten reproductions); /readyz at the end: ${ready}; process ${alive ? 'alive' : 'dead'}`,

@@ -26,6 +26,7 @@ export interface Finding {
     | 'upload left staged'
     | 'output on stderr'
     | 'service unresponsive'
+    | 'scenario could not run'
     // The field sweep's (field-sweep.test.ts): what a single changed field must and must not do.
     | 'refusal changed state'
     | 'accepted what the contract refuses'
