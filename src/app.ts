@@ -38,6 +38,7 @@ import { clientErrorListener } from './shared/http/client-errors.js';
 import { errorHandler, problemDocument, sendProblem, unrouted, type ErrorDocument } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
 import { storableInput } from './shared/http/input-guard.js';
+import { parseQuery } from './shared/http/query-string.js';
 import { answeredFor, RouteTable } from './shared/http/route-table.js';
 import { corsFor, noStore, securityHeaders } from './shared/http/security.js';
 import { sequence } from './shared/http/sequence.js';
@@ -84,6 +85,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   app.set('etag', false);
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
+  app.set('query parser', parseQuery);
   // What every request passes through, as one router layer: its id and access-log line, the security
   // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
   const explorer = graphqlExplorer(config.graphqlExplorer);

@@ -3,7 +3,7 @@ import { GraphQLError, parse } from 'graphql';
 import { AppError, ErrorCode } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
-import { invalidFile } from '../shared/http/multipart.js';
+import { parserError, uploadErrorKind } from '../shared/http/parser-errors.js';
 import { leftByClient, sendDocument, toHttpAppError, type ErrorDocument } from '../shared/http/problem.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
@@ -43,7 +43,7 @@ export function guardedUploads({ authenticator }: Services, upload: RequestHandl
     }
     res.locals.principal = await authenticator.authenticate(req.get('authorization'));
     // Gone meanwhile: graphql-upload listens for a 'close' that has passed, and would wait forever.
-    if (req.destroyed && !req.complete) throw invalidFile('The upload was aborted');
+    if (req.destroyed && !req.complete) throw parserError('multipart.aborted');
     upload(req, res, (error?: unknown) => {
       if (error === undefined) return next();
       // Refused before a byte was read (busboy found no boundary): graphql-upload holds any answer
@@ -57,17 +57,12 @@ export function guardedUploads({ authenticator }: Services, upload: RequestHandl
 }
 
 /**
- * graphql-upload fails a request only for what the client sent: a body cut off or malformed
- * (busboy's plain errors, its own 400s, the 499 of a client gone), a field too large, or a second
- * file (a 413 that, as on REST, is a malformed request, not a large one).
+ * graphql-upload fails a request only for what the client sent (see uploadErrorKind); what its 400s
+ * say of the multipart spec is passed on.
  */
 function fromUpload(error: unknown): AppError {
-  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
-  const said = typeof message === 'string' ? message : '';
-  if (status === 413) {
-    return /max file uploads exceeded/.test(said) ? invalidFile('Send exactly one file') : new AppError(ErrorCode.PAYLOAD_TOO_LARGE, said);
-  }
-  return new AppError(ErrorCode.VALIDATION_FAILED, status === 400 ? said : 'The multipart body is malformed or was cut off', { cause: error });
+  const kind = uploadErrorKind(error);
+  return parserError(kind, kind === 'multipart.request.invalid' ? (error as Error).message : undefined);
 }
 
 /**

@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import { AppError, ErrorCode } from '../errors/app-error.js';
+import { parserError } from './parser-errors.js';
 
 export interface SingleFileOptions {
   field: string;
@@ -26,12 +27,12 @@ export async function readSingleFile<T>(
   }
   // Gone while the request waited (for authentication): its 'close' has passed, and nothing would
   // ever end the parser.
-  if (req.destroyed && !req.complete) throw invalidFile('The upload was aborted');
+  if (req.destroyed && !req.complete) throw parserError('multipart.aborted');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 20, parts: 25 } });
   } catch {
-    throw invalidFile('The multipart body is malformed (boundary missing)');
+    throw parserError('multipart.boundary.missing');
   }
   return new Promise<T>((resolve, reject) => {
     let consumed: Promise<T> | undefined;
@@ -58,10 +59,12 @@ export async function readSingleFile<T>(
         void settle();
       });
     });
-    parser.on('filesLimit', () => fail(invalidFile('Send exactly one file')));
-    parser.on('partsLimit', () => fail(invalidFile('Too many parts in the multipart body')));
+    parser.on('filesLimit', () => fail(parserError('multipart.files.too.many')));
+    // Fields are not read here: past 20 of them, or 25 parts, the body is a flood.
+    parser.on('fieldsLimit', () => fail(parserError('multipart.parts.too.many')));
+    parser.on('partsLimit', () => fail(parserError('multipart.parts.too.many')));
     parser.on('error', (error) => {
-      fail(invalidFile('The multipart body is malformed or was cut off'));
+      fail(parserError('multipart.malformed'));
       settle(error);
     });
     parser.on('close', () => settle());
@@ -69,7 +72,7 @@ export async function readSingleFile<T>(
     // consumer's stream; destroying the parser errors the file stream, so staging cleans up.
     req.once('close', () => {
       if (req.complete) return;
-      fail(invalidFile('The upload was aborted'));
+      fail(parserError('multipart.aborted'));
       parser.destroy(new Error('The upload was aborted'));
     });
 

@@ -5,6 +5,7 @@ import { toAppError } from '../errors/normalize.js';
 import { publicError } from '../errors/public-error.js';
 import type { Logger } from '../logger.js';
 import { cutOffByClient } from './request-context.js';
+import { bodyErrorKind, parserError } from './parser-errors.js';
 import { answeredFor, type RouteTable } from './route-table.js';
 
 /** An error answer laid out in a transport's shape, ready to be written. */
@@ -66,40 +67,26 @@ export function unrouted(routes: RouteTable): RequestHandler {
 }
 
 /**
- * Errors raised by HTTP middleware before any service runs: body-parser's carry a `type`,
- * graphql-upload's are http-errors with a `status`, the router's path parameters that are not valid
- * percent-encoding a URIError. Everything else goes through `toAppError`.
+ * Errors raised by HTTP middleware before any service runs: the parsers' (body-parser's carry a
+ * `type`, the router's undecodable path parameters are a URIError), mapped by the one table of
+ * parser-errors.ts; an http-error a parser might add later is a 4xx by its status. Everything else
+ * goes through `toAppError`.
  */
 export function toHttpAppError(error: unknown): AppError {
-  return fromMiddleware((error ?? {}) as { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }) ?? toAppError(error);
+  if (error instanceof AppError) return error;
+  const kind = bodyErrorKind(error);
+  if (kind) return parserError(kind);
+  const { status, expose, message } = (error ?? {}) as { status?: unknown; expose?: unknown; message?: unknown };
+  const code = expose === true && typeof status === 'number' ? BY_STATUS.get(status) : undefined;
+  return code ? new AppError(code, String(message)) : toAppError(error);
 }
 
-function fromMiddleware(error: { type?: unknown; status?: unknown; expose?: unknown; message?: unknown }): AppError | undefined {
-  if (error instanceof AppError) return error;
-  // The router marks a path parameter it cannot decode (`%ZZ`, a lone `%`, bytes that are not UTF-8)
-  // with status 400: malformed rather than unknown, so VALIDATION_FAILED, not NOT_FOUND.
-  if (error.status === 400 && error instanceof URIError) {
-    return new AppError(ErrorCode.VALIDATION_FAILED, 'The path is not valid percent-encoded UTF-8', { fields: { '(path)': 'must be valid percent-encoded UTF-8' } });
-  }
-  if (error.type === undefined && error.expose === true) {
-    if (error.status === 413) return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, String(error.message));
-    if (error.status === 400) return new AppError(ErrorCode.VALIDATION_FAILED, String(error.message));
-  }
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new AppError(ErrorCode.VALIDATION_FAILED, 'The body is not valid JSON', { fields: { '(body)': 'must be valid JSON' } });
-    case 'entity.too.large':
-      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'The body is larger than the limit');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new AppError(ErrorCode.VALIDATION_FAILED, 'The body could not be read');
-    default:
-      return undefined;
-  }
-}
+/** The statuses a body parser refuses with, for an http-error of a kind parser-errors.ts does not know yet. */
+const BY_STATUS = new Map<number, ErrorCode>([
+  [400, ErrorCode.VALIDATION_FAILED],
+  [413, ErrorCode.PAYLOAD_TOO_LARGE],
+  [415, ErrorCode.UNSUPPORTED_MEDIA_TYPE],
+]);
 
 /** What writing to a response fails with once its connection is gone. */
 const CONNECTION_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_UNABLE_TO_PIPE']);
