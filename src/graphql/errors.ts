@@ -20,12 +20,19 @@ const REQUEST_CODES = new Set([
 ]);
 
 /**
+ * What graphql-js adds, without a code, after the 50th wrong value in a request's variables
+ * (execute's maxCoercionErrors): the client's mistake like the 50 before it.
+ */
+const VARIABLE_ERROR_LIMIT = 'Too many errors processing variables, error limit reached. Execution aborted.';
+
+/**
  * Whether Apollo refused the request as the client's mistake: by one of its request error codes, or,
  * for the few it raises without a code (a persisted query of an unknown version, or whose hash does
- * not match), by the 4xx status it gives them.
+ * not match), by the 4xx status it gives them; or graphql-js gave up on the variables.
  */
 function isRequestError(error: unknown): boolean {
   if (error instanceof AppError) return false;
+  if (error instanceof GraphQLError && error.message === VARIABLE_ERROR_LIMIT) return true;
   const extensions = (error as { extensions?: { code?: unknown; http?: { status?: unknown } } } | null)?.extensions;
   const code = extensions?.code;
   const status = extensions?.http?.status;

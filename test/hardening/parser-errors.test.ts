@@ -218,6 +218,19 @@ describe('busboy (the avatar upload on REST) and graphql-upload (multipart on /g
   });
 });
 
+describe("graphql-js's coercion of variables", () => {
+  it('answers variables of thousands of wrong fields VALIDATION_FAILED, its error limit included, with no error line', async () => {
+    const input = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`f${i}`, i]));
+    const body = JSON.stringify({ query: 'mutation ($input: SendCodeInput!) { sendCode(input: $input) { expiresIn } }', variables: { input } });
+    for (const t of [lean, plain]) {
+      const res = await post(`${t.url}/graphql`, JSON_TYPE, body);
+      const codes = new Set<string>(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code));
+      expect({ status: res.status, codes: [...codes], errors: res.body.errors.length }).toEqual({ status: 400, codes: ['VALIDATION_FAILED'], errors: 51 });
+    }
+    expect([...errorLines(lean), ...errorLines(plain)]).toEqual([]);
+  });
+});
+
 describe('the failures this service cannot meet over HTTP', () => {
   it('maps what the libraries raise for them to their 4xx all the same', async () => {
     const form = (url: string) => post(`${url}/`, FORM, 'a[b][c]=1');
