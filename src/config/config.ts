@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
+import { configDocs } from './describe.js';
 import { parseIdentity, type IdentityConfig } from './identity-providers.js';
 import { commaList } from './list.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
@@ -13,109 +14,198 @@ const bool = z
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number({ message: 'must be a number' }).int('must be a whole number').min(min).max(max);
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: int(0, 65535).default(4000),
-  HOST: z.string().default('0.0.0.0'),
-  REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
-  HEADERS_TIMEOUT_MS: int(100, 3_600_000).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional(),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
-  DATABASE_POOL_SIZE: int(1, 100).default(10),
-  DATABASE_POOL_MODE: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session'),
-  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional(),
-  DATABASE_PREPARED_STATEMENTS: bool.optional(),
-  DATA_DIR: z.string().default('./data'),
-  MIGRATE_ON_START: bool.default(true),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  JWT_ISSUER: z.string().default('meeting-accounts'),
-  JWT_AUDIENCE: z.string().default('meeting-app'),
-  JWT_ALGORITHM: z.enum(['HS256', 'ES256', 'EdDSA'], { message: 'must be HS256, ES256 or EdDSA' }).default('HS256'),
-  JWT_PRIVATE_KEYS_FILE: z.string().optional(),
+/** Every variable the service reads, each with its description and feature (docs/configuration.md is rendered from them). */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development')
+    .register(configDocs, { feature: 'service', description: '`production` requires `JWT_SECRET`, `MFA_ENCRYPTION_KEY` and an explicit `SMS_PROVIDER`, and turns introspection and every "Did you mean …?" off (field names in documents, enum values and input fields in variables).' }),
+  PORT: int(0, 65535).default(4000)
+    .register(configDocs, { feature: 'service', description: 'The port of the listener.' }),
+  HOST: z.string().default('0.0.0.0')
+    .register(configDocs, { feature: 'service', description: 'The address of the listener (and of the metrics listener).' }),
+  REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(60_000)
+    .register(configDocs, { feature: 'service', description: 'How long a whole request may take to arrive (100 ms to 1 h); past it, it is answered 408 `REQUEST_TIMEOUT` within about a second (see "Requests that do not arrive in time" in [the decisions](decisions.md)).' }),
+  HEADERS_TIMEOUT_MS: int(100, 3_600_000).optional()
+    .register(configDocs, { feature: 'service', default: '`20000` (at most `REQUEST_TIMEOUT_MS`)', description: 'How long a request\'s headers may take to arrive (100 ms to 1 h, at most `REQUEST_TIMEOUT_MS`); past it, 408 `REQUEST_TIMEOUT` within about a second.' }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+    .register(configDocs, { feature: 'service', description: 'The pino level.' }),
+  LOG_FORMAT: z.enum(['json', 'pretty'], { message: 'must be json or pretty' }).optional()
+    .register(configDocs, { feature: 'service', default: '`pretty` in development on a terminal, else `json`', description: '`json`: one JSON object per line on standard output (production, log collectors); `pretty`: pino-pretty\'s coloured one-line-per-event format for a person.' }),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional()
+    .register(configDocs, { feature: 'database', type: 'URL', values: '`postgres://` or `postgresql://`', description: 'PostgreSQL; unset: the embedded PGlite under `DATA_DIR/pglite`.' }),
+  DATABASE_POOL_SIZE: int(1, 100).default(10)
+    .register(configDocs, { feature: 'database', description: 'Connections per instance (the embedded database always uses 1).' }),
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction'], { message: 'must be session or transaction' }).default('session')
+    .register(configDocs, { feature: 'database', description: '`session`: each connection of `DATABASE_URL` is a PostgreSQL session of its own (PostgreSQL itself, or a session pooler that passes startup parameters on): named prepared statements on hot paths, `statement_timeout` as a startup parameter. `transaction`: `DATABASE_URL` is a transaction-mode pooler (PgBouncer, Supavisor, RDS Proxy): no named statements, no startup parameters, no session state, the timeout set inside each transaction (see [Behind a connection pooler](production.md#behind-a-connection-pooler)). Session mode refuses to start behind a transaction-mode pooler, saying so; `transaction` without `DATABASE_URL` is refused (the embedded database has no pooler).' }),
+  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/, message: 'must be a postgres:// URL' }).optional()
+    .register(configDocs, { feature: 'database', type: 'URL', values: '`postgres://` or `postgresql://`', description: 'PostgreSQL itself, not the pooler: where migrations run (at start and `npm run migrate`, the operators\' tool too) with their session-level lock. Required in transaction mode to migrate; without it a migration is refused, saying what to set (`MIGRATE_ON_START=false` starts without one). Refused without `DATABASE_URL`.' }),
+  DATABASE_PREPARED_STATEMENTS: bool.optional()
+    .register(configDocs, { feature: 'database', default: '`true` in session mode, `false` in transaction mode', description: 'Session mode only: `false` turns off named prepared statements and the startup `statement_timeout` (for servers that keep one session for every connection, such as PGlite\'s socket server); refused as `true` with `DATABASE_POOL_MODE=transaction`.' }),
+  DATA_DIR: z.string().default('./data')
+    .register(configDocs, { feature: 'service', description: 'The embedded database, local avatars, uploads in flight and, outside production, the generated JWT secret, MFA key and signing keys.' }),
+  MIGRATE_ON_START: bool.default(true)
+    .register(configDocs, { feature: 'database', description: 'Apply pending migrations at start (`npm run migrate` does it alone; instances serialise on an advisory lock, on `DATABASE_DIRECT_URL` when set).' }),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional()
+    .register(configDocs, { feature: 'tokens', default: 'generated (outside production)', description: '32+ characters: signs HS256 tokens and keys the code hashes. Required in production; outside production a random one is kept in `DATA_DIR/jwt-secret`.' }),
+  JWT_ISSUER: z.string().default('meeting-accounts')
+    .register(configDocs, { feature: 'tokens', description: 'The `iss` claim, pinned on verify.' }),
+  JWT_AUDIENCE: z.string().default('meeting-app')
+    .register(configDocs, { feature: 'tokens', description: 'The `aud` claim, pinned on verify.' }),
+  JWT_ALGORITHM: z.enum(['HS256', 'ES256', 'EdDSA'], { message: 'must be HS256, ES256 or EdDSA' }).default('HS256')
+    .register(configDocs, { feature: 'tokens', description: 'Access-token signing: `HS256` (the secret), `ES256` (P-256) or `EdDSA` (Ed25519), whose public keys other services fetch from the JWKS (see [Tokens for other services](production.md#tokens-for-other-services-jwks)).' }),
+  JWT_PRIVATE_KEYS_FILE: z.string().optional()
+    .register(configDocs, { feature: 'tokens', default: 'generated (outside production)', description: 'ES256/EdDSA: a JWK set of private keys, or PEM private keys (comma-separate several files); the first key signs, the others verify. Required in production; elsewhere one key is generated into `DATA_DIR/jwt-keys-<alg>.json`. Reloaded within 2 s when it changes. Refused with HS256.' }),
   DEFAULT_PHONE_REGION: z
     .string()
     .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 region such as CN')
-    .default('CN'),
-  REGISTRATION_ENABLED: bool.default(true),
-  PUBLIC_CONFIG_FILE: z.string().optional(),
-  SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook']).optional(),
-  SMS_OUTBOX_FILE: z.string().optional(),
-  SMS_TIMEOUT_MS: int(100, 60_000).default(5000),
-  TWILIO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
-  TWILIO_ACCOUNT_SID: z.string().optional(),
-  TWILIO_AUTH_TOKEN: z.string().optional(),
-  TWILIO_FROM: z.string().optional(),
-  SMS_WEBHOOK_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
-  SMS_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  CODE_TTL_SECONDS: int(30, 86400).default(300),
-  CODE_MAX_ATTEMPTS: int(1, 100).default(5),
-  SEND_CODE_INTERVAL_SECONDS: int(0, 3600).default(60),
-  SEND_CODE_PER_PHONE_HOURLY: int(1).default(5),
-  SEND_CODE_PER_PHONE_DAILY: int(1).default(10),
-  SEND_CODE_PER_IP_HOURLY: int(1).default(20),
-  SEND_CODE_COUNTRIES_PER_IP_DAILY: int(1).default(5),
-  SMS_ALLOWED_COUNTRIES: z.string().optional(),
-  SMS_BLOCKED_PREFIXES: z.string().default(''),
-  SMS_DAILY_BUDGET_PER_COUNTRY: z.string().default(''),
-  SMS_MIN_CONVERSION: z.coerce.number({ message: 'must be a number' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.2),
-  SMS_CONVERSION_MIN_SENDS: int(1).default(100),
-  SECURITY_EVENT_RETENTION_DAYS: int(1, 36500).default(90),
-  AUDIT_LOG_RETENTION_DAYS: int(1, 36500).default(400),
-  LOGIN_FAILURES_PER_PHONE_IP: int(1).default(5),
-  LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100),
-  CODE_FAILURES_PER_PHONE_IP: int(1).default(10),
-  CODE_FAILURES_PER_IP_DAILY: int(1).default(100),
-  BCRYPT_COST: int(4, 15).default(12),
-  PASSWORD_HASH_THREADS: int(1, 64).optional(),
-  ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
-  REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000),
-  REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10),
-  AVATAR_MAX_BYTES: int(1024).default(5242880),
-  CORS_ORIGINS: z.string().default(''),
-  TRUST_PROXY: z.string().default('false'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// URL' }).optional(),
-  REDIS_KEY_PREFIX: z.string().default('meeting-accounts:'),
-  AVATAR_STORAGE: z.enum(['local', 's3']).default('local'),
-  S3_BUCKET: z.string().optional(),
-  S3_REGION: z.string().default('us-east-1'),
-  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  S3_ACCESS_KEY_ID: z.string().optional(),
-  S3_SECRET_ACCESS_KEY: z.string().optional(),
-  S3_FORCE_PATH_STYLE: bool.default(false),
-  S3_PREFIX: z.string().default('avatars/'),
-  INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional(),
-  GRAPHQL_TRUSTED_DOCUMENTS: z.string().optional(),
-  CONSOLE: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
+    .default('CN')
+    .register(configDocs, { feature: 'sign-in', values: 'a two-letter ISO 3166 region', description: 'The region for numbers given in national form.' }),
+  REGISTRATION_ENABLED: bool.default(true)
+    .register(configDocs, { feature: 'sign-in', description: 'Whether sign-in may create accounts.' }),
+  PUBLIC_CONFIG_FILE: z.string().optional()
+    .register(configDocs, { feature: 'service', description: 'A JSON file with the `about` and `helpCenter` content of `GET /api/v1/auth/config` and `config` (any subset of their fields).' }),
+  SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook']).optional()
+    .register(configDocs, { feature: 'sms', default: '`console`', description: '`console` prints codes on standard output; `file` appends `{ phone, code, purpose, sentAt }` lines to `SMS_OUTBOX_FILE`; `twilio`; `webhook`. Must be chosen explicitly in production.' }),
+  SMS_OUTBOX_FILE: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The file the `file` provider appends its lines to; required with `SMS_PROVIDER=file`.' }),
+  SMS_TIMEOUT_MS: int(100, 60_000).default(5000)
+    .register(configDocs, { feature: 'sms', description: 'The deadline of one provider request (there is no retry).' }),
+  TWILIO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com')
+    .register(configDocs, { feature: 'sms', type: 'URL', values: '`http://` or `https://`', description: 'Twilio\'s Messages API, or a compatible service.' }),
+  TWILIO_ACCOUNT_SID: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The Twilio account; required with `SMS_PROVIDER=twilio`.' }),
+  TWILIO_AUTH_TOKEN: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The Twilio account\'s token; required with `SMS_PROVIDER=twilio`.' }),
+  TWILIO_FROM: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The sender number; required with `SMS_PROVIDER=twilio`.' }),
+  SMS_WEBHOOK_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional()
+    .register(configDocs, { feature: 'sms', type: 'URL', values: '`http://` or `https://`', description: 'The webhook provider: a JSON POST to this URL, signed `X-Signature: sha256=HMAC(secret, timestamp + "." + body)` with `X-Signature-Timestamp`; required with `SMS_PROVIDER=webhook`.' }),
+  SMS_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional()
+    .register(configDocs, { feature: 'sms', description: 'The webhook provider\'s HMAC secret; required with `SMS_PROVIDER=webhook`.' }),
+  CODE_TTL_SECONDS: int(30, 86400).default(300)
+    .register(configDocs, { feature: 'sign-in', description: 'A code\'s lifetime.' }),
+  CODE_MAX_ATTEMPTS: int(1, 100).default(5)
+    .register(configDocs, { feature: 'sign-in', description: 'Guesses before a code is burned (every guess, right or wrong, uses one).' }),
+  SEND_CODE_INTERVAL_SECONDS: int(0, 3600).default(60)
+    .register(configDocs, { feature: 'sign-in', description: 'One code per phone per interval.' }),
+  SEND_CODE_PER_PHONE_HOURLY: int(1).default(5)
+    .register(configDocs, { feature: 'sign-in', description: 'Codes per phone per hour, any purpose.' }),
+  SEND_CODE_PER_PHONE_DAILY: int(1).default(10)
+    .register(configDocs, { feature: 'sign-in', description: 'Codes per phone per day, any purpose.' }),
+  SEND_CODE_PER_IP_HOURLY: int(1).default(20)
+    .register(configDocs, { feature: 'sign-in', description: 'Codes per client address per hour.' }),
+  SEND_CODE_COUNTRIES_PER_IP_DAILY: int(1).default(5)
+    .register(configDocs, { feature: 'sms-pumping', description: 'Distinct regions one address may ask codes for in a day.' }),
+  SMS_ALLOWED_COUNTRIES: z.string().optional()
+    .register(configDocs, { feature: 'sms-pumping', default: '`DEFAULT_PHONE_REGION`', description: 'Regions (ISO codes, comma-separated, or `*`) whose numbers get codes; others are 400 `INVALID_PHONE`.' }),
+  SMS_BLOCKED_PREFIXES: z.string().default('')
+    .register(configDocs, { feature: 'sms-pumping', description: 'E.164 prefixes (`+86170,+4474001`) whose numbers get no code (400 `INVALID_PHONE`).' }),
+  SMS_DAILY_BUDGET_PER_COUNTRY: z.string().default('')
+    .register(configDocs, { feature: 'sms-pumping', description: 'SMS per region per UTC day (`CN=100000,US=2000,*=500`; `*`: regions not named; a region in neither is unlimited); past it 503.' }),
+  SMS_MIN_CONVERSION: z.coerce.number({ message: 'must be a number' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.2)
+    .register(configDocs, { feature: 'sms-pumping', description: 'Once a region had `SMS_CONVERSION_MIN_SENDS` sends in the last hour, sends to it pause (503) while fewer than this share of its codes were used; `0` turns it off.' }),
+  SMS_CONVERSION_MIN_SENDS: int(1).default(100)
+    .register(configDocs, { feature: 'sms-pumping', description: 'The sends to a region in the last hour from which `SMS_MIN_CONVERSION` is judged.' }),
+  SECURITY_EVENT_RETENTION_DAYS: int(1, 36500).default(90)
+    .register(configDocs, { feature: 'security-events', description: 'How long security events are kept.' }),
+  AUDIT_LOG_RETENTION_DAYS: int(1, 36500).default(400)
+    .register(configDocs, { feature: 'operators', description: 'How long the operators\' audit log is kept (a year and a month, so that a yearly review finds the whole year).' }),
+  LOGIN_FAILURES_PER_PHONE_IP: int(1).default(5)
+    .register(configDocs, { feature: 'sign-in', description: 'Password failures (sign-in and password change) per phone and address in 15 minutes; also the limit of wrong second-factor codes per account and address.' }),
+  LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100)
+    .register(configDocs, { feature: 'sign-in', description: 'Password failures per address per day.' }),
+  CODE_FAILURES_PER_PHONE_IP: int(1).default(10)
+    .register(configDocs, { feature: 'sign-in', description: 'Wrong codes (login, register, reset-password, delete-account) per phone and address in 15 minutes; above `CODE_MAX_ATTEMPTS`, so that a code\'s owner meets its burn first.' }),
+  CODE_FAILURES_PER_IP_DAILY: int(1).default(100)
+    .register(configDocs, { feature: 'sign-in', description: 'Wrong codes per address per day.' }),
+  BCRYPT_COST: int(4, 15).default(12)
+    .register(configDocs, { feature: 'sign-in', description: 'The bcrypt cost of password hashes.' }),
+  PASSWORD_HASH_THREADS: int(1, 64).optional()
+    .register(configDocs, { feature: 'sign-in', default: 'the number of cores', description: 'The worker threads that hash and compare passwords.' }),
+  ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900)
+    .register(configDocs, { feature: 'sessions', description: 'The access token\'s (JWT\'s) lifetime.' }),
+  REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000)
+    .register(configDocs, { feature: 'sessions', description: 'The refresh token\'s lifetime, sliding per session.' }),
+  REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10)
+    .register(configDocs, { feature: 'sessions', description: 'The reuse grace: a refresh token presented again within this many seconds of its rotation does not revoke the session (see [refresh tokens](sign-in.md#sessions-and-refresh-tokens)).' }),
+  AVATAR_MAX_BYTES: int(1024).default(5242880)
+    .register(configDocs, { feature: 'avatars', description: 'The largest accepted upload.' }),
+  CORS_ORIGINS: z.string().default('')
+    .register(configDocs, { feature: 'browsers', description: 'Comma-separated origins allowed to call from browsers; any other Origin gets no CORS headers.' }),
+  TRUST_PROXY: z.string().default('false')
+    .register(configDocs, { feature: 'service', description: 'Whether `X-Forwarded-For` is believed: `false`, `true`, a hop count, or addresses/subnets (Express `trust proxy`).' }),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: 'must be a redis:// URL' }).optional()
+    .register(configDocs, { feature: 'redis', type: 'URL', values: '`redis://` or `rediss://`', description: 'Rate-limit counters in Redis instead of PostgreSQL.' }),
+  REDIS_KEY_PREFIX: z.string().default('meeting-accounts:')
+    .register(configDocs, { feature: 'redis', description: 'The prefix of the counters\' keys in Redis.' }),
+  AVATAR_STORAGE: z.enum(['local', 's3']).default('local')
+    .register(configDocs, { feature: 'avatars', description: '`local` (under `DATA_DIR/avatars`) or `s3`.' }),
+  S3_BUCKET: z.string().optional()
+    .register(configDocs, { feature: 'avatars', description: 'The bucket of S3 or any S3-compatible store (MinIO, Ceph: set the endpoint and path style); required with `AVATAR_STORAGE=s3`.' }),
+  S3_REGION: z.string().default('us-east-1')
+    .register(configDocs, { feature: 'avatars', description: 'The bucket\'s region.' }),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional()
+    .register(configDocs, { feature: 'avatars', type: 'URL', values: '`http://` or `https://`', description: 'An S3-compatible store\'s endpoint (MinIO, Ceph).' }),
+  S3_ACCESS_KEY_ID: z.string().optional()
+    .register(configDocs, { feature: 'avatars', description: 'The access key; set both keys or neither (no keys: the AWS default credential chain).' }),
+  S3_SECRET_ACCESS_KEY: z.string().optional()
+    .register(configDocs, { feature: 'avatars', description: 'The secret key; set both keys or neither (no keys: the AWS default credential chain).' }),
+  S3_FORCE_PATH_STYLE: bool.default(false)
+    .register(configDocs, { feature: 'avatars', description: 'Path-style bucket addressing, as S3-compatible stores (MinIO, Ceph) need.' }),
+  S3_PREFIX: z.string().default('avatars/')
+    .register(configDocs, { feature: 'avatars', description: 'The prefix of the avatars\' keys in the bucket.' }),
+  INTERNAL_API_KEY: z.string().min(32, 'must be at least 32 characters').optional()
+    .register(configDocs, { feature: 'usage-statistics', description: '32+ characters; enables `POST /api/v1/internal/meeting-usage` (without it the route does not exist).' }),
+  GRAPHQL_EXPLORER: z.enum(['graphiql', 'sandbox', 'off']).optional()
+    .register(configDocs, { feature: 'graph', default: '`graphiql` (`off` in production)', description: 'What `GET /graphql` shows a browser: `graphiql` (served by the service, works offline), `sandbox` (Apollo Sandbox, from Apollo\'s CDN) or `off`; must be `off` in production.' }),
+  GRAPHQL_TRUSTED_DOCUMENTS: z.string().optional()
+    .register(configDocs, { feature: 'graph', description: 'The paths of trusted-documents manifests, comma-separated (`{ "<sha256 hex>": "<document>" }`, as GraphQL Code Generator\'s client preset writes `persisted-documents.json`; one per client, merged): only their documents run (see [Trusted documents](graph.md#trusted-documents)); unset, any document runs, automatic persisted queries included.' }),
+  CONSOLE: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on')
+    .register(configDocs, { feature: 'operators', description: '`off` removes the operator console (`GET /console` and its files answer 404), in any environment; on, it is served in production too (see [the console](operators.md#operator-console)).' }),
   METRICS_PORT: z
     .string()
     .refine((v) => v === 'off' || (/^\d{1,5}$/.test(v) && Number(v) <= 65535), 'must be a port number (0-65535) or off')
     .transform((v) => (v === 'off' ? v : Number(v)))
-    .optional(),
+    .optional()
+    .register(configDocs, { feature: 'metrics', type: 'port', default: '`9464` (`off` under `NODE_ENV=test`)', values: '`0`-`65535` or `off`', description: 'The port of the Prometheus listener (`GET /metrics`, on `HOST`); `0`: any free port; `off`: no listener, nothing counted (see [Metrics](production.md#metrics)).' }),
   ...TRACING_ENV,
-  WEBHOOK_URLS: z.string().default(''),
-  WEBHOOK_SECRET: z.string().optional(),
-  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000),
-  WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h'),
-  WEBHOOK_RETENTION_DAYS: int(1, 36500).default(30),
+  WEBHOOK_URLS: z.string().default('')
+    .register(configDocs, { feature: 'webhooks', description: 'Comma-separated http(s) URLs that receive every event (see [Webhooks](webhooks.md)); unset: webhooks are off and nothing is written to the outbox. Credentials in a URL (`https://user:pass@…`) are sent as Basic authentication and shown redacted.' }),
+  WEBHOOK_SECRET: z.string().optional()
+    .register(configDocs, { feature: 'webhooks', description: 'The Standard Webhooks signing secret, `whsec_` + base64 of 24+ random bytes (`whsec_$(openssl rand -base64 32)`); required with `WEBHOOK_URLS`, refused without.' }),
+  WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5000)
+    .register(configDocs, { feature: 'webhooks', description: 'How long one try waits for an answer.' }),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,30s,2m,10m,30m,2h,8h')
+    .register(configDocs, { feature: 'webhooks', description: 'The waits before the 2nd, 3rd, … try (units `ms`, `s`, `m`, `h`); after the last try fails the delivery is `DEAD`.' }),
+  WEBHOOK_RETENTION_DAYS: int(1, 36500).default(30)
+    .register(configDocs, { feature: 'webhooks', description: 'How long `DELIVERED` and `DEAD` deliveries are kept (the janitor sweeps them; `PENDING` ones stay).' }),
   MFA_ENCRYPTION_KEY: z
     .string()
     .refine((v) => mfaKeyBytes(v) !== undefined, 'must be 32 random bytes as 64 hex digits or base64 (openssl rand -base64 32)')
-    .optional(),
-  MFA_TOTP_ISSUER: z.string().min(1).max(64).default('Meeting'),
-  MFA_FAILURES_PER_ACCOUNT_HOURLY: int(1).default(20),
+    .optional()
+    .register(configDocs, { feature: 'second-factor', default: 'generated (outside production)', description: '32 random bytes as 64 hex digits or base64 (`openssl rand -base64 32`): seals the TOTP secrets at rest (AES-256-GCM). Required in production; elsewhere one is generated into `DATA_DIR/mfa-key`. Changing it loses every TOTP factor.' }),
+  MFA_TOTP_ISSUER: z.string().min(1).max(64).default('Meeting')
+    .register(configDocs, { feature: 'second-factor', description: 'The issuer an authenticator app shows beside the account\'s phone.' }),
+  MFA_FAILURES_PER_ACCOUNT_HOURLY: int(1).default(20)
+    .register(configDocs, { feature: 'second-factor', description: 'Wrong second-factor codes per account per hour, over all its mfaTokens and addresses; then `RATE_LIMITED`.' }),
   WEBAUTHN_RP_ID: z
     .string()
     .regex(/^[a-z0-9.-]+$/i, 'must be a host name such as example.com (no scheme or port)')
-    .default('localhost'),
-  WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Meeting'),
-  WEBAUTHN_ORIGINS: z.string().optional(),
-  IDENTITY_PROVIDERS: z.string().optional(),
-  PUBLIC_URL: z.string().optional(),
-  OIDC_RETURN_URLS: z.string().default(''),
-  OIDC_TIMEOUT_MS: int(100, 60_000).default(5000),
-  OIDC_REQUIRE_BINDING: bool.default(true),
+    .default('localhost')
+    .register(configDocs, { feature: 'passkeys', values: 'a host name', description: 'The passkeys\' relying party: the host name (no scheme or port) the pages that use passkeys are served under, or a parent domain of it; changing it orphans every passkey registered under the old one.' }),
+  WEBAUTHN_RP_NAME: z.string().min(1).max(64).default('Meeting')
+    .register(configDocs, { feature: 'passkeys', description: 'The service\'s name as the browser\'s passkey dialog shows it.' }),
+  WEBAUTHN_ORIGINS: z.string().optional()
+    .register(configDocs, { feature: 'passkeys', default: '`http://localhost:<PORT>`', description: 'Comma-separated origins (`https://app.example.com,https://example.com:8443`) whose pages may register and use passkeys; an assertion made on any other page is refused.' }),
+  IDENTITY_PROVIDERS: z.string().optional()
+    .register(configDocs, { feature: 'identity-providers', description: 'External OpenID Connect providers: a JSON array, or `@path/to/file.json` holding one, of `{ id, name, issuer, clientId, clientSecret?, scopes?, extraAudiences?, responseMode? }` (see [identity providers](identity-providers.md)); refused at start for an unknown field, a duplicate id, a bad slug or an `http://` issuer off loopback.' }),
+  PUBLIC_URL: z.string().optional()
+    .register(configDocs, { feature: 'identity-providers', default: '`http://localhost:<PORT>`', description: 'The service\'s external base URL: the providers\' redirect URIs are `<PUBLIC_URL>/api/v1/auth/oidc/<id>/callback`.' }),
+  OIDC_RETURN_URLS: z.string().default('')
+    .register(configDocs, { feature: 'identity-providers', description: 'Comma-separated frontend URLs a web flow may return to, matched exactly; any other `returnTo` is 400 before any redirect.' }),
+  OIDC_TIMEOUT_MS: int(100, 60_000).default(5000)
+    .register(configDocs, { feature: 'identity-providers', description: 'How long one request to a provider (discovery, keys, token endpoint) may take; past it, `IDENTITY_PROVIDER_ERROR`.' }),
+  OIDC_REQUIRE_BINDING: bool.default(true)
+    .register(configDocs, { feature: 'identity-providers', description: 'Whether a sign-in web flow must be bound to the frontend that starts it: a start without `codeChallenge` is `VALIDATION_FAILED` naming it, and a result exchanged without its `codeVerifier` is `INVALID_CREDENTIALS` (an unbound result is a bearer code a login CSRF could plant in a victim\'s browser). `false`: the binding is optional. The link flow needs none (see [identity providers](identity-providers.md)).' }),
 });
 
 type Environment = z.infer<typeof envSchema>;
