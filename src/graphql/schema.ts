@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import type { GraphQLContext } from './context.js';
+import { withErrorTypes } from './error-types.js';
 import { toSubgraph } from './federation.js';
 import { assertNestedArgumentsChecked } from './input-checks.js';
 import { resolveUserReference, UserKeySchema } from '../modules/account/user-reference.js';
@@ -24,7 +25,7 @@ const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolve
  */
 export async function buildAppSchema(): Promise<GraphQLSchema> {
   // Input shapes are checked by the shared zod schemas inside each resolver, not by class-validator.
-  const schema = toSubgraph<GraphQLContext>(await buildSchema({ resolvers, validate: false }), {
+  const schema = toSubgraph<GraphQLContext>(withErrorTypes(await buildSchema({ resolvers, validate: false })), {
     User: {
       key: UserKeySchema,
       resolveReference: (reference, ctx) => resolveUserReference(reference, ctx.principal(), (id) => ctx.loadUser(id)),

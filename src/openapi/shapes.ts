@@ -3,7 +3,10 @@ import { SecurityEventType, SignInMethod } from '../modules/security-event/secur
 import { Role } from '../modules/account/role.js';
 import { AuditAction } from '../modules/audit/audit-action.js';
 import { WebhookDeliveryStatus } from '../modules/webhook/webhook-delivery-status.js';
-import { ErrorCode } from '../shared/errors/app-error.js';
+import { LoginMethod } from '../modules/public-config/login-method.js';
+import { MfaMethod } from '../modules/mfa/mfa-method.js';
+import type { ErrorCode } from '../shared/errors/app-error.js';
+import { ERROR_CODES, explain } from '../shared/errors/catalogue.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
 // the OpenAPI document is generated from them, so the two cannot drift apart.
@@ -82,7 +85,7 @@ export const PublicConfigJson = z
       resendIntervalSeconds: z.int(),
       passwordMinLength: z.int(),
       passwordMaxBytes: z.int(),
-      loginMethods: z.array(z.string()),
+      loginMethods: z.array(z.enum(LoginMethod)),
     }),
     avatar: z.object({ maxBytes: z.int(), acceptedTypes: z.array(z.string()) }),
     identityProviders: z.array(z.object({ id: z.string(), name: z.string() })).describe('The external OpenID Connect providers to offer, in order'),
@@ -251,12 +254,14 @@ export const Problem = z
     type: z.string(),
     title: z.string(),
     status: z.int(),
-    code: z.enum(Object.values(ErrorCode) as [ErrorCode, ...ErrorCode[]]),
+    code: z
+      .enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]])
+      .describe(`The error code (GraphQL: \`extensions.code\`, enum ErrorCode); each code's status and the members it carries besides these:\n${ERROR_CODES.map((code) => `- \`${code}\`: ${explain(code)}`).join('\n')}`),
     detail: z.string(),
     requestId: z.uuid(),
     fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
     retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
     mfaToken: z.string().optional().describe('On MFA_REQUIRED (a sign-in, or a change that needs a recent second factor): single use, 5 minutes; finish with POST /api/v1/auth/mfa/verify'),
-    mfaMethods: z.array(z.enum(['totp', 'recovery'])).optional().describe('On MFA_REQUIRED: the codes the mfaToken takes'),
+    mfaMethods: z.array(z.enum(MfaMethod)).optional().describe('On MFA_REQUIRED: the codes the mfaToken takes'),
   })
   .describe('RFC 9457 problem document');

@@ -1,12 +1,13 @@
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { SignInMethod } from '../security-event/security-event-type.js';
 import type { AuthenticationResponseInput } from '../passkey/passkey.inputs.js';
+import type { MfaMethod } from '../mfa/mfa-method.js';
 import type { Amr } from './amr.js';
 
 /** What MFA_REQUIRED tells the client: the token to finish with and the codes it takes. */
 export interface MfaChallenge {
   mfaToken: string;
-  mfaMethods: string[];
+  mfaMethods: MfaMethod[];
 }
 
 /** An identity an external provider proved: who it is there, and what it says of itself (shown, never trusted). */

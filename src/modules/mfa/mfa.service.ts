@@ -15,6 +15,7 @@ import { provesRecentSecondFactor, STEP_UP_MAX_AGE_SECONDS, type RecentSecondFac
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
+import { MfaMethod } from './mfa-method.js';
 import type { MfaRepository, SpentToken, StoredFactor } from './mfa.repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import type { SecretBox } from './secret-box.js';
@@ -68,7 +69,7 @@ const ATTEMPT_MESSAGES = {
 };
 /** Wrong codes an mfaToken takes before it is dead. */
 const MAX_ATTEMPTS = 5;
-const MFA_METHODS = ['totp', 'recovery'];
+const MFA_METHODS: readonly MfaMethod[] = [MfaMethod.totp, MfaMethod.recovery];
 
 type Spent = 'totp' | 'recovery';
 

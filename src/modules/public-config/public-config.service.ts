@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError, type Config } from '../../config/config.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../../shared/password/password-policy.js';
 import { ACCEPTED_AVATAR_TYPES } from '../avatar/avatar-image.js';
+import { LoginMethod } from './login-method.js';
 
 
 const contentSchema = z.strictObject({
@@ -59,7 +60,7 @@ export interface PublicConfig {
     resendIntervalSeconds: number;
     passwordMinLength: number;
     passwordMaxBytes: number;
-    loginMethods: string[];
+    loginMethods: LoginMethod[];
   };
   avatar: { maxBytes: number; acceptedTypes: string[] };
   /** The external providers a sign-in page offers (IDENTITY_PROVIDERS), in their order. */
@@ -93,7 +94,7 @@ export class PublicConfigService {
         resendIntervalSeconds: config.sendCode.intervalSeconds,
         passwordMinLength: PASSWORD_MIN_LENGTH,
         passwordMaxBytes: PASSWORD_MAX_BYTES,
-        loginMethods: ['sms_code', 'password'],
+        loginMethods: [LoginMethod.sms_code, LoginMethod.password],
       },
       avatar: { maxBytes: config.avatar.maxBytes, acceptedTypes: [...ACCEPTED_AVATAR_TYPES] },
       identityProviders: config.identity.providers.map(({ id, name }) => ({ id, name })),

@@ -1,4 +1,14 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { LoginMethod } from './login-method.js';
+
+registerEnumType(LoginMethod, {
+  name: 'LoginMethod',
+  description: 'A way a sign-in page may offer (the values REST sends too)',
+  valuesConfig: {
+    sms_code: { description: 'A code sent by SMS to the phone: sendCode, then login' },
+    password: { description: 'The phone number and the password: loginWithPassword' },
+  },
+});
 
 @ObjectType('AboutInfo')
 export class AboutInfoType {
@@ -32,7 +42,7 @@ export class AuthConfigType {
   @Field(() => Int) resendIntervalSeconds!: number;
   @Field(() => Int) passwordMinLength!: number;
   @Field(() => Int) passwordMaxBytes!: number;
-  @Field(() => [String], { description: 'sms_code, password' }) loginMethods!: string[];
+  @Field(() => [LoginMethod], { description: 'The ways a sign-in page may offer, in order' }) loginMethods!: LoginMethod[];
 }
 
 @ObjectType('AvatarConfig')

@@ -2,69 +2,84 @@ import { ErrorCode, type AppError } from './app-error.js';
 
 export interface ErrorDescription {
   status: number;
+  /** The problem document's `title`. */
   title: string;
+  /**
+   * The members the answer carries besides `code`, the message and `requestId`: top-level members of
+   * the problem document in REST, members of `extensions` in GraphQL (the same names and values).
+   */
+  extensions: string;
 }
 
-/** HTTP status and problem title of each code; exhaustive, so a new code cannot be forgotten. */
+const NONE = 'No other members.';
+
+/**
+ * Each code's HTTP status, title and members: the one table that the status of an answer, the GraphQL
+ * enum ErrorCode (one value per row, described from it) and the OpenAPI document's list of codes are
+ * made from. A Record of every code, so a new code without its row does not compile.
+ */
+const CATALOGUE: Readonly<Record<ErrorCode, ErrorDescription>> = {
+  VALIDATION_FAILED: {
+    status: 400, title: 'Validation failed',
+    extensions: '`fields` (object, when the refusal names fields): each field at fault, by its name in the REST body or the GraphQL input (`phone`, `newPassword`; `(body)` for a REST body that is not JSON) -> what is wrong with it.',
+  },
+  INVALID_PHONE: { status: 400, title: 'Invalid phone number', extensions: '`fields`: `{ phone }`, why the number is refused (not a mobile number, or a region not served).' },
+  WEAK_PASSWORD: { status: 400, title: 'Password too weak', extensions: '`fields`: `{ password }` or `{ newPassword }`, what the password lacks.' },
+  INVALID_CODE: { status: 400, title: 'Invalid verification code', extensions: `${NONE} The code (SMS, TOTP or recovery) is wrong, expired or used, or the mfaToken is unknown.` },
+  INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials', extensions: NONE },
+  MFA_REQUIRED: {
+    status: 401, title: 'Second factor required',
+    extensions: '`mfaToken` (string, single use, 5 minutes): finish with verifyMfa (POST /api/v1/auth/mfa/verify); `mfaMethods` (array of MfaMethod values: `totp`, `recovery`): the codes it takes.',
+  },
+  PHONE_VERIFICATION_REQUIRED: {
+    status: 401, title: 'Phone verification required',
+    extensions: '`linkToken` (string, 10 minutes): finish with linkExternalIdentity (POST /api/v1/auth/oidc/link) and an SMS login code of the phone; `identity` (`{ provider, email, name }`, email and name may be null): the external identity to link, as its provider describes it.',
+  },
+  IDENTITY_ALREADY_LINKED: { status: 409, title: 'Identity already linked', extensions: NONE },
+  IDENTITY_PROVIDER_ERROR: { status: 502, title: 'Identity provider error', extensions: NONE },
+  PERSISTED_QUERY_NOT_FOUND: {
+    status: 400, title: 'Persisted query not found',
+    extensions: `${NONE} GraphQL only: the document's hash is not known yet; send it again with the document (automatic persisted queries).`,
+  },
+  UNAUTHENTICATED: {
+    status: 401, title: 'Authentication required',
+    extensions:
+      '`reason`: `missing` (no token), `invalid` (malformed, a bad signature or unknown; a refresh token unknown, expired or used), `expired` (an access token past its expiry: refresh, then retry) or `session_ended` (its session was logged out, revoked, or its account blocked or deleted: sign in again). REST adds a WWW-Authenticate header.',
+  },
+  REGISTRATION_DISABLED: { status: 403, title: 'Registration disabled', extensions: NONE },
+  FORBIDDEN: { status: 403, title: 'Forbidden', extensions: `${NONE} The account's role does not allow the operation.` },
+  ACCOUNT_BLOCKED: { status: 403, title: 'Account blocked', extensions: NONE },
+  NOT_FOUND: { status: 404, title: 'Not found', extensions: NONE },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', extensions: `${NONE} The Allow header lists the methods the path serves.` },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', extensions: `${NONE} The connection is closed.` },
+  PHONE_ALREADY_REGISTERED: { status: 409, title: 'Phone already registered', extensions: NONE },
+  MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor already enabled', extensions: NONE },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', extensions: NONE },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', extensions: NONE },
+  INVALID_IMAGE: { status: 422, title: 'Invalid image', extensions: NONE },
+  RATE_LIMITED: { status: 429, title: 'Too many requests', extensions: '`retryAfter` (integer seconds, at least 1): when a retry may pass; also the Retry-After header.' },
+  INTERNAL: { status: 500, title: 'Internal server error', extensions: `${NONE} The message is a fixed sentence: quote \`requestId\` when reporting it.` },
+  SERVICE_UNAVAILABLE: {
+    status: 503, title: 'Service unavailable',
+    extensions: '`retryAfter` (integer seconds, also the Retry-After header) when the service paused the operation on purpose (SMS to a region); none when a store it needs is unreachable.',
+  },
+  SMS_DELIVERY_FAILED: { status: 502, title: 'SMS delivery failed', extensions: NONE },
+};
+
+/** HTTP status, problem title and members of a code. */
 export function describe(code: ErrorCode): ErrorDescription {
-  switch (code) {
-    case ErrorCode.VALIDATION_FAILED:
-      return { status: 400, title: 'Validation failed' };
-    case ErrorCode.INVALID_PHONE:
-      return { status: 400, title: 'Invalid phone number' };
-    case ErrorCode.WEAK_PASSWORD:
-      return { status: 400, title: 'Password too weak' };
-    case ErrorCode.INVALID_CODE:
-      return { status: 400, title: 'Invalid verification code' };
-    case ErrorCode.INVALID_CREDENTIALS:
-      return { status: 401, title: 'Invalid credentials' };
-    case ErrorCode.MFA_REQUIRED:
-      return { status: 401, title: 'Second factor required' };
-    case ErrorCode.PHONE_VERIFICATION_REQUIRED:
-      return { status: 401, title: 'Phone verification required' };
-    case ErrorCode.IDENTITY_ALREADY_LINKED:
-      return { status: 409, title: 'Identity already linked' };
-    case ErrorCode.IDENTITY_PROVIDER_ERROR:
-      return { status: 502, title: 'Identity provider error' };
-    case ErrorCode.PERSISTED_QUERY_NOT_FOUND:
-      return { status: 400, title: 'Persisted query not found' };
-    case ErrorCode.UNAUTHENTICATED:
-      return { status: 401, title: 'Authentication required' };
-    case ErrorCode.REGISTRATION_DISABLED:
-      return { status: 403, title: 'Registration disabled' };
-    case ErrorCode.FORBIDDEN:
-      return { status: 403, title: 'Forbidden' };
-    case ErrorCode.ACCOUNT_BLOCKED:
-      return { status: 403, title: 'Account blocked' };
-    case ErrorCode.NOT_FOUND:
-      return { status: 404, title: 'Not found' };
-    case ErrorCode.METHOD_NOT_ALLOWED:
-      return { status: 405, title: 'Method not allowed' };
-    case ErrorCode.REQUEST_TIMEOUT:
-      return { status: 408, title: 'Request timeout' };
-    case ErrorCode.PHONE_ALREADY_REGISTERED:
-      return { status: 409, title: 'Phone already registered' };
-    case ErrorCode.MFA_ALREADY_ENABLED:
-      return { status: 409, title: 'Second factor already enabled' };
-    case ErrorCode.PAYLOAD_TOO_LARGE:
-      return { status: 413, title: 'Payload too large' };
-    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
-      return { status: 415, title: 'Unsupported media type' };
-    case ErrorCode.INVALID_IMAGE:
-      return { status: 422, title: 'Invalid image' };
-    case ErrorCode.RATE_LIMITED:
-      return { status: 429, title: 'Too many requests' };
-    case ErrorCode.INTERNAL:
-      return { status: 500, title: 'Internal server error' };
-    case ErrorCode.SERVICE_UNAVAILABLE:
-      return { status: 503, title: 'Service unavailable' };
-    case ErrorCode.SMS_DELIVERY_FAILED:
-      return { status: 502, title: 'SMS delivery failed' };
-    default: {
-      const unreachable: never = code;
-      throw new Error(`Unknown error code ${String(unreachable)}`);
-    }
-  }
+  const found = CATALOGUE[code];
+  if (!found) throw new Error(`Unknown error code ${String(code)}`);
+  return found;
+}
+
+/** Every code of the catalogue, in the order of its table. */
+export const ERROR_CODES = Object.keys(CATALOGUE) as ErrorCode[];
+
+/** A code's row as one sentence, the same in the GraphQL enum ErrorCode and the OpenAPI document. */
+export function explain(code: ErrorCode): string {
+  const { status, title, extensions } = describe(code);
+  return `HTTP ${status}, ${title}. ${extensions}`;
 }
 
 /**

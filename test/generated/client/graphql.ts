@@ -22,6 +22,13 @@ export type CodePurpose =
   | 'REGISTER'
   | 'RESET_PASSWORD';
 
+/** A way a sign-in page may offer (the values REST sends too) */
+export type LoginMethod =
+  /** The phone number and the password: loginWithPassword */
+  | 'password'
+  /** A code sent by SMS to the phone: sendCode, then login */
+  | 'sms_code';
+
 export type PasswordLoginInput = {
   password: string;
   phone: string;
@@ -151,7 +158,7 @@ export type AuthPayloadFieldsFragment = { accessToken: string, tokenType: string
 export type ConfigQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConfigQuery = { config: { registrationEnabled: boolean, about: { appName: string, version: string, description: string, website: string, termsUrl: string, privacyUrl: string, contactEmail: string }, helpCenter: { url: string, supportEmail: string, supportPhone: string, faqs: Array<{ question: string, answer: string }> }, auth: { codeLength: number, codeTtlSeconds: number, resendIntervalSeconds: number, passwordMinLength: number, passwordMaxBytes: number, loginMethods: Array<string> }, avatar: { maxBytes: number, acceptedTypes: Array<string> }, identityProviders: Array<{ id: string, name: string }> } };
+export type ConfigQuery = { config: { registrationEnabled: boolean, about: { appName: string, version: string, description: string, website: string, termsUrl: string, privacyUrl: string, contactEmail: string }, helpCenter: { url: string, supportEmail: string, supportPhone: string, faqs: Array<{ question: string, answer: string }> }, auth: { codeLength: number, codeTtlSeconds: number, resendIntervalSeconds: number, passwordMinLength: number, passwordMaxBytes: number, loginMethods: Array<LoginMethod> }, avatar: { maxBytes: number, acceptedTypes: Array<string> }, identityProviders: Array<{ id: string, name: string }> } };
 
 export type ExternalSignInUrlMutationVariables = Exact<{
   provider: string | number;
