@@ -7,11 +7,11 @@ import type { Target } from './targets.js';
 import { jsonBytes, nested, oddString, oddValue, Raw } from './values.js';
 
 const isRest = (t: Target) => t.transport === 'rest';
-const jsonBodied = (t: Target) => (t.transport === 'rest' ? !!t.body && !t.body.multipart : t.field.name !== 'uploadAvatar');
+export const jsonBodied = (t: Target) => (t.transport === 'rest' ? !!t.body && !t.body.multipart : t.field.name !== 'uploadAvatar');
 const any = () => true;
 
 /** How long to stay before dropping a connection: at once, or while the server may be working. */
-const afterMs = (rng: Rng) => rng.pick([0, 0, 1, 5, 15, 40]);
+export const afterMs = (rng: Rng) => rng.pick([0, 0, 1, 5, 15, 40]);
 
 export const streamFamily: Family = {
   name: 'stream',
@@ -114,7 +114,7 @@ function chunked(body: Buffer, rng: Rng): Buffer {
 }
 
 /** The leaf keys of a JSON body object. */
-function keysOf(d: Draft): string[] {
+export function keysOf(d: Draft): string[] {
   return d.json !== null && typeof d.json === 'object' && !Array.isArray(d.json) ? Object.keys(d.json) : [];
 }
 

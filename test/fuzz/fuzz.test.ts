@@ -1,10 +1,11 @@
 // A bounded fuzz run against a freshly started service process (loopback only): malformed and
-// truncated bodies, odd encodings, aborted and slow connections, to every REST route of the OpenAPI
-// document and every GraphQL root field of the introspected schema. It fails on any 5xx, any GraphQL
-// server fault, any log line at error level or above, output on stderr, the process dying, an upload
-// left staged, or the service not ready at the end; each distinct finding is printed with a request
-// that shows it (found by sending likely ones again alone when a log line has no request id, and
-// shortened by dropping the header lines it does not need), then a summary of what was sent.
+// truncated bodies, odd encodings, parameter floods (forms, JSON, query strings, multipart parts),
+// aborted and slow connections, to every REST route of the OpenAPI document and every GraphQL root
+// field of the introspected schema. It fails on any 5xx, any GraphQL server fault, any log line at
+// error level or above, output on stderr, the process dying, an upload left staged, or the service
+// not ready at the end; each distinct finding is printed with a request that shows it (found by
+// sending likely ones again alone when a log line has no request id, and shortened by dropping the
+// header lines it does not need), then a summary of what was sent.
 // FUZZ_SEED and FUZZ_SECONDS (default 60) choose the run, and the seed is printed; FUZZ_DUMP names
 // a file for every request's outcome and every log line.
 import { afterAll, expect, it } from '@jest/globals';

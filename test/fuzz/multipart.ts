@@ -77,6 +77,14 @@ export const UPLOAD_VARIANTS: Record<string, UploadVariant> = {
   'wrong field name': (u, b) => ({ body: form(b, [...lead(u.graphql), file('avatar', u.image)]) }),
   'two files': (u, b) => ({ body: form(b, [...lead(u.graphql), file(fileField(u.graphql), u.image), file(u.graphql ? '1' : 'file', u.image)]) }),
   'many fields': (u, b) => ({ body: form(b, [...lead(u.graphql), ...Array.from({ length: 40 }, (_, i) => field(`f${i}`, 'x')), file(fileField(u.graphql), u.image)]) }),
+  // Floods of parts: REST takes 20 fields and 25 parts, GraphQL its two fields and one file.
+  'thousands of fields (21 to 10,000)': (u, b) => ({ body: form(b, [...lead(u.graphql), ...Array.from({ length: u.rng.pick([21, 26, 1000, 10_000]) }, (_, i) => field(`f${i}`, 'x')), file(fileField(u.graphql), u.image)]) }),
+  'thousands of fields after the file': (u, b) => ({ body: form(b, [...lead(u.graphql), file(fileField(u.graphql), u.image), ...Array.from({ length: u.rng.pick([21, 5000]) }, (_, i) => field(`f${i}`, 'x'))]) }),
+  'many files': (u, b) => ({ body: form(b, [...lead(u.graphql), ...Array.from({ length: u.rng.pick([3, 30, 1000]) }, (_, i) => file(u.graphql ? String(i) : 'file', u.image))]) }),
+  'a map of many files': (u, b) => ({
+    body: form(b, [...lead(true, OPERATIONS, JSON.stringify(Object.fromEntries(Array.from({ length: u.rng.pick([2, 100, 10_000]) }, (_, i) => [String(i), ['variables.file']])))), file('0', u.image)]),
+  }),
+  'thousands of empty parts': (u, b) => ({ body: form(b, [...lead(u.graphql), ...Array.from({ length: u.rng.pick([30, 5000]) }, () => ({ headers: [], body: Buffer.alloc(0) })), file(fileField(u.graphql), u.image)]) }),
   'no file': (u, b) => ({ body: form(b, [...lead(u.graphql), field(fileField(u.graphql), 'not a file')]) }),
   'no parts': (_u, b) => ({ body: Buffer.from(`--${b}--\r\n`) }),
   'empty body': () => ({ body: Buffer.alloc(0) }),

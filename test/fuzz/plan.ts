@@ -1,6 +1,7 @@
 // Which requests the fuzz run sends, in which order: first a sweep that gives every target every
 // kind of mutation and every variant at least once, then random picks until the time is up.
 import { contentTypeFamily, encodingFamily, jsonFamily, streamFamily, syntaxFamily } from './body-cases.js';
+import { floodFamily, formFamily } from './flood-cases.js';
 import { FRESH_TOKEN, MAIN_TOKEN, OWN_SID, setHeader, type Draft, type Family, type GenContext } from './draft.js';
 import { graphqlArgsFamily, graphqlDocumentFamily, graphqlTransportFamily } from './graphql-cases.js';
 import { goodOperation } from './graphql-doc.js';
@@ -108,6 +109,8 @@ const FAMILIES: Family[] = [
   syntaxFamily,
   contentTypeFamily,
   encodingFamily,
+  floodFamily,
+  formFamily,
   uploadFamily,
   graphqlArgsFamily,
   graphqlDocumentFamily,

@@ -146,6 +146,10 @@ export const queryFamily: Family = {
       addQuery(d, `cursor=${value}`);
     },
     'many parameters': (d, _t, g) => addQuery(d, Array.from({ length: g.rng.pick([1100, 3000]) }, (_, i) => `p${i}=1`).join('&')),
+    // Around the query parser's limit of 1,000 parameters, and past what fits in the head (431).
+    'many repeated parameters': (d, t, g) => addQuery(d, Array.from({ length: g.rng.pick([999, 1000, 1001, 2500, 7000]) }, () => `${queryName(t, g.rng)}=1`).join('&')),
+    'many empty parameters': (d, _t, g) => addQuery(d, '&'.repeat(g.rng.pick([998, 1000, 5000, 15_000]))),
+    'many bracket parameters': (d, _t, g) => addQuery(d, Array.from({ length: g.rng.pick([100, 1500]) }, (_, i) => `a[${i}][b]=1`).join('&')),
     'long query': (d, _t, g) => addQuery(d, `q=${'q'.repeat(g.rng.pick([4000, 12_000, 20_000]))}`),
   },
 };
