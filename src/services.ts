@@ -49,7 +49,7 @@ import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
 import { RateLimiter } from './shared/rate-limit/rate-limiter.js';
 import { AccessTokens } from './shared/tokens/access-token.js';
-import { codeHashKey, mfaEncryptionKey, serviceSecret } from './shared/tokens/secrets.js';
+import { codeHashKey, mfaEncryptionKey, refreshSuccessorKey, serviceSecret } from './shared/tokens/secrets.js';
 import { SigningKeys } from './shared/tokens/signing-keys.js';
 import type { Logger } from './shared/logger.js';
 import type { Metrics } from './shared/metrics/metrics.js';
@@ -137,6 +137,7 @@ export async function createServices(
   const sessions = new SessionService(new SessionRepository(db), webhooks, {
     refreshTtlSeconds: config.tokens.refreshTtlSeconds,
     refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
+    successorKey: refreshSuccessorKey(secret),
   });
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms);

@@ -261,6 +261,10 @@ export const Problem = z
     requestId: z.uuid(),
     fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
     retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
+    reason: z
+      .enum(['missing', 'invalid', 'expired', 'session_ended'])
+      .optional()
+      .describe('On UNAUTHENTICATED: `missing` (no token), `invalid` (malformed, bad signature, unknown), `expired` (an access token past its expiry: refresh and retry), `session_ended` (sign in again)'),
     mfaToken: z.string().optional().describe('On MFA_REQUIRED (a sign-in, or a change that needs a recent second factor): single use, 5 minutes; finish with POST /api/v1/auth/mfa/verify'),
     mfaMethods: z.array(z.enum(MfaMethod)).optional().describe('On MFA_REQUIRED: the codes the mfaToken takes'),
   })

@@ -82,6 +82,9 @@ describe('logs', () => {
 
     const refreshed = await post('/api/v1/auth/refresh', { refreshToken: signedIn.body.refreshToken });
     expect(refreshed.status).toBe(200);
+    // Within the grace window the used token gets its successor again; once that was used, it is refused.
+    expect((await post('/api/v1/auth/refresh', { refreshToken: signedIn.body.refreshToken })).status).toBe(200);
+    expect((await post('/api/v1/auth/refresh', { refreshToken: refreshed.body.refreshToken })).status).toBe(200);
     expect((await post('/api/v1/auth/refresh', { refreshToken: signedIn.body.refreshToken })).status).toBe(401);
     const access = refreshed.body.accessToken as string;
     expect((await t.http.get('/api/v1/users/me', { token: `${access.slice(0, -2)}xx` })).status).toBe(401);
@@ -119,6 +122,8 @@ describe('logs', () => {
     expect((await gql(CODE_LOGIN, { i: { phone: other, code: loginCode } })).body.data?.login).toBeTruthy();
 
     const refreshed = (await gql(REFRESH, { r: refreshToken })).body.data.refreshToken;
+    expect((await gql(REFRESH, { r: refreshToken })).body.data.refreshToken.refreshToken).toBe(refreshed.refreshToken);
+    expect((await gql(REFRESH, { r: refreshed.refreshToken })).body.data.refreshToken).toBeTruthy();
     expect((await gql(REFRESH, { r: refreshToken })).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect((await gql('{ me { id } }', {}, `${refreshed.accessToken}x`)).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect((await gql('mutation { logout(allSessions: true) }', {}, refreshed.accessToken)).body.data).toEqual({ logout: true });

@@ -11,7 +11,7 @@ import { signInWithCode } from '../helpers/factories.js';
 import { keysIn, useKeyFileServer } from '../helpers/keys.js';
 import { startTestServer, useTestServer, type TestServer } from '../helpers/server.js';
 import { claimsOf, forgeSigned, forgeToken, headerOf } from '../helpers/tokens.js';
-import { expectAccepted, expectRefused, unsignedToken } from './support.js';
+import { expectAccepted, expectRefused, expectRefusedFor, unsignedToken } from './support.js';
 
 const JWKS_PATHS = ['/.well-known/jwks.json', '/api/v1/.well-known/jwks.json'];
 
@@ -152,6 +152,14 @@ describe.each(['ES256', 'EdDSA'] as const)('%s signing', (alg) => {
     await expectRefused(t, await forgeSigned(subjectOf(s.accessToken), signer, { issuer: 'someone-else' }));
     await expectRefused(t, await forgeSigned(subjectOf(s.accessToken), signer, { audience: 'another-app' }));
     await expectRefused(t, await forgeSigned(subjectOf(s.accessToken), signer, { expiresIn: -5 }));
+  });
+
+  it('tells an expired token (reason expired) from one that also fails issuer or audience (reason invalid)', async () => {
+    const s = await signInWithCode(t);
+    const signer = { privateKey: key().privateKey, alg, kid: key().kid };
+    await expectRefusedFor(t, `Bearer ${await forgeSigned(subjectOf(s.accessToken), signer, { expiresIn: -5 })}`, 'expired');
+    await expectRefusedFor(t, `Bearer ${await forgeSigned(subjectOf(s.accessToken), signer, { expiresIn: -5, audience: 'another-app' })}`, 'invalid');
+    await expectRefusedFor(t, `Bearer ${await forgeSigned(subjectOf(s.accessToken), signer, { expiresIn: -5, issuer: 'someone-else' })}`, 'invalid');
   });
 });
 

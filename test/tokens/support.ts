@@ -26,3 +26,29 @@ export function unsignedToken(header: Record<string, unknown>, payload: Record<s
   const segment = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   return `${segment(header)}.${segment(payload)}.${signature}`;
 }
+
+/**
+ * How both transports refuse a request with this Authorization header (none when undefined): REST's
+ * status, code and `reason` (with RFC 6750's header), GraphQL's `extensions.code` and `reason`, on
+ * the lean path of POST /graphql and on Express's (a query string keeps a request off the lean path).
+ */
+export async function refusalsOf(t: TestServer, authorization: string | undefined): Promise<{ rest: string; graphql: string; express: string }> {
+  const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+  const rest = await t.http.get('/api/v1/users/me', { headers });
+  const gql = async (path: string) => {
+    const res = await t.http.request('POST', path, { headers, body: { query: '{ me { id } }' } });
+    const error = res.body.errors?.[0]?.extensions;
+    return error ? `${error.code} ${error.reason}` : `OK ${res.body.data?.me.id}`;
+  };
+  const www = rest.headers.get('www-authenticate');
+  return {
+    rest: rest.status === 200 ? `200 ${rest.body.id}` : `${rest.status} ${rest.body.code} ${rest.body.reason}${www ? '' : ' (no WWW-Authenticate)'}`,
+    graphql: await gql('/graphql'),
+    express: await gql('/graphql?path=express'),
+  };
+}
+
+/** Both transports refuse `authorization` as UNAUTHENTICATED with this `reason`. */
+export async function expectRefusedFor(t: TestServer, authorization: string | undefined, reason: string): Promise<void> {
+  expect(await refusalsOf(t, authorization)).toEqual({ rest: `401 UNAUTHENTICATED ${reason}`, graphql: `UNAUTHENTICATED ${reason}`, express: `UNAUTHENTICATED ${reason}` });
+}

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
@@ -52,7 +53,8 @@ export interface AccountDependencies {
   defaultPhoneRegion: string;
 }
 
-const gone = () => new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+/** The signed-in account was deleted meanwhile: its sessions went with it. */
+const gone = () => unauthenticated('session_ended', 'The account no longer exists');
 
 /** What every way into a blocked account answers (once the code or password was right). */
 export function accountBlocked(): AppError {

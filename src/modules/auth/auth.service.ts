@@ -241,8 +241,9 @@ export class AuthService {
   }
 
   /**
-   * Rotates the refresh token. A used one presented again after the grace window revokes its session
-   * (reuse detection), recorded with the revocation.
+   * Rotates the refresh token. A used one presented again within the grace window gets the same new
+   * one (see SessionService.rotate); after it, it revokes its session (reuse detection), recorded with
+   * the revocation.
    */
   refresh(refreshToken: string, client: ClientInfo): Promise<AuthPayload> {
     return this.signIns.counted('refresh', () => this.rotate(refreshToken, client));
@@ -267,7 +268,9 @@ export class AuthService {
     }
     // A block ended the token's session: its holder learns why rather than to sign in again.
     if (rotation.userId && (await accounts.isBlocked(rotation.userId))) throw accountBlocked();
-    throw unauthenticated('The refresh token is invalid, expired or already used');
+    // Its session has ended (just now, by the reuse, or before): only a new sign-in helps.
+    if (rotation.outcome !== 'invalid') throw unauthenticated('session_ended', 'The session of this refresh token has ended; sign in again');
+    throw unauthenticated('invalid', 'The refresh token is invalid, expired or already used');
   }
 
   async logout(principal: Principal, allSessions: boolean, client: ClientInfo): Promise<void> {

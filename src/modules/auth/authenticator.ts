@@ -16,13 +16,19 @@ export class Authenticator {
     private readonly sessions: SessionService,
   ) {}
 
+  /**
+   * `reason` of a refusal: no header (or a blank one) is `missing`; a header that holds no bearer
+   * token, or a token that does not verify, `invalid`; a verified token past its expiry, `expired`
+   * (even when its session ended too: the refresh then tells that); a verified token whose session is
+   * no longer live (revoked, expired, its account blocked or deleted), `session_ended`.
+   */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
-    if (!token) throw unauthenticated();
+    if (!token) throw unauthenticated(authorization?.trim() ? 'invalid' : 'missing');
     const verified = this.tokens.verify(token);
     const claims = verified instanceof Promise ? await verified : verified;
     const user = await this.sessions.liveUser(claims.sessionId, claims.userId);
-    if (!user) throw unauthenticated('The session has ended; sign in again');
+    if (!user) throw unauthenticated('session_ended');
     return { ...claims, user };
   }
 }

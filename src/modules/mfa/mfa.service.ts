@@ -187,7 +187,7 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
       await mfa.createStepUp(sha256Hex(mfaToken), { userId, sessionId, amr: [...principal.amr] }, CHALLENGE_TTL_SECONDS);
     } catch (error) {
       // The account (and with it the session) deleted since the token was checked: as its token now is.
-      if (isForeignKeyViolation(error)) throw unauthenticated('The session has ended; sign in again');
+      if (isForeignKeyViolation(error)) throw unauthenticated('session_ended');
       throw error;
     }
     throw new AppError(ErrorCode.MFA_REQUIRED, `This change needs a second factor proven within the last ${STEP_UP_MAX_AGE_SECONDS / 60} minutes`, {

@@ -42,6 +42,7 @@ export class SessionRepository {
     create: string;
     lockSession: string;
     useToken: string;
+    replay: string;
     extend: string;
     reuse: string;
     liveUser: string;
@@ -80,13 +81,19 @@ export class SessionRepository {
       useToken: `update ${r.table} set ${r.usedAt} = now()
                   where ${r.tokenHash} = $1 and ${r.usedAt} is null and ${r.expiresAt} > now()
                   returning ${r.session} as "sessionId"`,
+      // A token used within the grace window whose successor is still unused: the successor is then
+      // the session's live token (a rotation or a step-up would have used it), and nothing newer exists.
+      replay: `select p.${r.session} as "sessionId" from ${r.table} p join ${r.table} c on c.${r.tokenHash} = $2 and c.${r.session} = p.${r.session}
+                where p.${r.tokenHash} = $1 and p.${r.usedAt} >= now() - make_interval(secs => $3)
+                  and c.${r.usedAt} is null and c.${r.expiresAt} > now()`,
       // Conditional on the session being live, judged and extended on the database's clock.
       extend: `update ${s.table} set ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $2)
                 where ${s.id} = $1 and ${s.revokedAt} is null
                 returning ${s.user} as "userId", ${s.amr} as amr, ${s.authTime} as "authTime"`,
       // On the database's clock, the one that stamped used_at.
       reuse: `select r.${r.session} as "sessionId", s.${s.user} as "userId",
-                     (r.${r.usedAt} is not null and r.${r.usedAt} < now() - make_interval(secs => $2)) as reused
+                     (r.${r.usedAt} is not null and r.${r.usedAt} < now() - make_interval(secs => $2)) as reused,
+                     (s.${s.revokedAt} is not null or s.${s.expiresAt} <= now()) as ended
                 from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session} where r.${r.tokenHash} = $1`,
       // The per-request check: one indexed, prepared query that also returns the user row, for all
       // the sessions asked about at about the same moment (see liveUser).
@@ -129,20 +136,25 @@ export class SessionRepository {
   }
 
   /**
-   * Marks a live refresh token used, extends its session and stores its successor, in one
-   * transaction; `undefined` when the token was not live or its session has ended.
+   * Marks a live refresh token used, extends its session and stores its successor `nextTokenHash`,
+   * in one transaction. A token used within the last `graceSeconds` whose successor is still unused
+   * is answered the same way, storing nothing (the successor was stored by its first rotation).
+   * `undefined` when neither holds or the session has ended.
+   *
+   * Every rotation of one token waits for the session's lock: the first stores the successor and
+   * commits, the others then find the token used and the successor stored, on any instance.
    */
-  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number): Promise<SessionFactors | undefined> {
+  rotate(tokenHash: string, nextTokenHash: string, ttlSeconds: number, graceSeconds: number): Promise<SessionFactors | undefined> {
     return this.db.transaction(async () => {
       if (!(await this.db.one(this.sql.lockSession, [tokenHash]))) return undefined;
       const used = await this.db.one<{ sessionId: string }>(this.sql.useToken, [tokenHash]);
-      if (!used) return undefined;
+      const sessionId = used?.sessionId ?? (await this.db.one<{ sessionId: string }>(this.sql.replay, [tokenHash, nextTokenHash, graceSeconds]))?.sessionId;
+      if (!sessionId) return undefined;
       // Explicit SQL reads timestamps as strings (MikroORM's pg type parsers).
-      const session = await this.db.one<{ userId: string; amr: string[]; authTime: string }>(this.sql.extend, [used.sessionId, ttlSeconds]);
+      const session = await this.db.one<{ userId: string; amr: string[]; authTime: string }>(this.sql.extend, [sessionId, ttlSeconds]);
       if (!session) return undefined;
-      const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-      await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: used.sessionId, expiresAt });
-      return { sessionId: used.sessionId, userId: session.userId, amr: session.amr, authTime: new Date(session.authTime) };
+      if (used) await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: sessionId, expiresAt: new Date(Date.now() + ttlSeconds * 1000) });
+      return { sessionId, userId: session.userId, amr: session.amr, authTime: new Date(session.authTime) };
     });
   }
 
@@ -162,8 +174,11 @@ export class SessionRepository {
     });
   }
 
-  /** A used token's session and user, and whether it was used longer than `graceSeconds` ago. */
-  reuseOf(tokenHash: string, graceSeconds: number): Promise<{ sessionId: string; userId: string; reused: boolean } | undefined> {
+  /**
+   * A known token's session and user, whether it was used longer than `graceSeconds` ago, and whether
+   * its session has ended (revoked or expired).
+   */
+  reuseOf(tokenHash: string, graceSeconds: number): Promise<{ sessionId: string; userId: string; reused: boolean; ended: boolean } | undefined> {
     return this.db.one(this.sql.reuse, [tokenHash, graceSeconds]);
   }
 

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { ClientInfo } from '../../shared/http/request-context.js';
-import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
+import { oneTimeTokenHash } from '../../shared/tokens/canonical.js';
+import { randomToken, sha256Hex, successorToken } from '../../shared/tokens/secrets.js';
 import type { Uuid } from '../../shared/ids.js';
 import { toUserView, type UserView } from '../account/user.view.js';
 import type { WebhookService } from '../webhook/webhook.service.js';
@@ -28,18 +29,23 @@ export interface IssuedRefresh {
 export type Rotation =
   | { outcome: 'rotated'; issued: IssuedRefresh }
   | { outcome: 'reused'; sessionId: string; userId: string }
+  /** A known token whose session has ended (revoked, logged out, expired). */
+  | { outcome: 'ended'; userId: string }
   /** `userId`: the account of a token that is known but no longer valid. */
   | { outcome: 'invalid'; userId?: string };
 
 export interface SessionSettings {
   refreshTtlSeconds: number;
   refreshReuseGraceSeconds: number;
+  /** Keys the successors of refresh tokens (refreshSuccessorKey). */
+  successorKey: KeyObject;
 }
 
 /**
  * Sessions live in the database, so revocation is immediate on every instance. A session's refresh
- * token is single use: rotation marks it used with a conditional update (one concurrent winner), and
- * a used token presented again after the grace window revokes the whole session.
+ * token is single use: rotation marks it used with a conditional update (one concurrent winner); a
+ * used token presented again within the grace window gets the successor its rotation issued, and
+ * after the window it revokes the whole session.
  * A sign-in's session and every revocation are webhook events (`session.created`, `session.revoked`),
  * written in the caller's transaction; a rotation is neither.
  */
@@ -73,17 +79,24 @@ export class SessionService {
   }
 
   /**
-   * Exchanges a refresh token for a new one; the old one stops working. A used token seen again
+   * Exchanges a refresh token for its successor; the old one stops working. A used token seen again
    * outside the grace window means it leaked: `reused`, for the caller to revoke its session. Inside
-   * the window it is most likely a client that raced two refreshes: `invalid`, the session lives on.
+   * the window it is most likely a client that raced two refreshes (two tabs): it gets the very
+   * successor the first refresh returned (derived from the token, so never stored in clear), as long
+   * as that successor is still the session's unused token. Once the successor was used itself (or a
+   * step-up replaced it), the old token would bring back a spent one: `invalid`, the session lives on.
    */
   async rotate(refreshToken: string): Promise<Rotation> {
-    const hash = sha256Hex(refreshToken);
-    const next = randomToken();
-    const rotated = await this.sessions.rotate(hash, sha256Hex(next), this.settings.refreshTtlSeconds);
+    // Only the token's canonical spelling is looked up: any other is an unknown token, never a reuse.
+    const hash = oneTimeTokenHash(refreshToken);
+    if (!hash) return { outcome: 'invalid' };
+    const next = successorToken(this.settings.successorKey, refreshToken);
+    const { refreshTtlSeconds, refreshReuseGraceSeconds } = this.settings;
+    const rotated = await this.sessions.rotate(hash, sha256Hex(next), refreshTtlSeconds, refreshReuseGraceSeconds);
     if (rotated) return { outcome: 'rotated', issued: { ...rotated, refreshToken: next } };
-    const used = await this.sessions.reuseOf(hash, this.settings.refreshReuseGraceSeconds);
-    return used?.reused ? { outcome: 'reused', sessionId: used.sessionId, userId: used.userId } : { outcome: 'invalid', userId: used?.userId };
+    const used = await this.sessions.reuseOf(hash, refreshReuseGraceSeconds);
+    if (used?.reused) return { outcome: 'reused', sessionId: used.sessionId, userId: used.userId };
+    return used?.ended ? { outcome: 'ended', userId: used.userId } : { outcome: 'invalid', userId: used?.userId };
   }
 
   /**

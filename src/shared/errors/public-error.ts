@@ -22,6 +22,8 @@ export function publicError(error: AppError): PublicError {
   if (error.retryAfter !== undefined) headers.push(['Retry-After', String(error.retryAfter)]);
   if (error.code === ErrorCode.UNAUTHENTICATED) headers.push(['WWW-Authenticate', 'Bearer error="invalid_token"']);
   if (error.allow !== undefined) headers.push(['Allow', error.allow]);
+  // Every UNAUTHENTICATED tells its reason (API.md 10.5); one raised without it refused what was presented.
+  const details = error.code === ErrorCode.UNAUTHENTICATED ? { reason: 'invalid', ...error.details } : error.details;
   return {
     status,
     title,
@@ -29,7 +31,7 @@ export function publicError(error: AppError): PublicError {
     message: error.code === ErrorCode.INTERNAL ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
     ...(error.fields && { fields: error.fields }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
-    ...(error.details && { details: error.details }),
+    ...(details && { details }),
     headers,
   };
 }

@@ -103,38 +103,43 @@ export class AccessTokens {
     const header = token.slice(0, Math.max(0, token.indexOf('.')));
     const kid = this.kids.has(header) ? this.kids.get(header) : headerKid(header);
     const key = kid === undefined ? ring.withoutKid : ring.find(kid);
-    if (!key) throw unauthenticated();
+    if (!key) throw unauthenticated('invalid');
     if (key.alg === 'EdDSA') {
       return this.checkEdDSA(token, key).then(
         (payload) => this.claims(token, payload, header, key, kid),
-        () => Promise.reject(unauthenticated()),
+        (error: unknown) => {
+          // jose checks issuer and audience before the expiry, and gives the payload of an expired token.
+          const expired = (error as { code?: unknown }).code === 'ERR_JWT_EXPIRED' && claimsOf((error as { payload?: jwt.JwtPayload }).payload ?? '');
+          return Promise.reject(unauthenticated(expired ? 'expired' : 'invalid'));
+        },
       );
     }
     let payload: jwt.JwtPayload | string;
     try {
       payload = this.check(token, key, key.alg);
-    } catch {
-      throw unauthenticated();
+    } catch (error) {
+      throw unauthenticated(error instanceof jwt.TokenExpiredError && this.wellFormedButExpired(token, key, key.alg) ? 'expired' : 'invalid');
     }
     return this.claims(token, payload, header, key, kid);
   }
 
+  /**
+   * jsonwebtoken judges the expiry before issuer and audience: a token is `expired` (worth a refresh)
+   * only when everything but its expiry holds, so the rest is checked again without it.
+   */
+  private wellFormedButExpired(token: string, key: TokenKey, alg: 'HS256' | 'ES256'): boolean {
+    try {
+      return Boolean(claimsOf(this.check(token, key, alg, true)));
+    } catch {
+      return false;
+    }
+  }
+
   /** The claims of a token whose signature checked out; remembers its header's kid, and the token until it expires. */
   private claims(token: string, payload: jwt.JwtPayload | string, header: string, key: TokenKey, kid: string | undefined): AccessClaims {
-    // This service signs ids in lower case; the check makes any other spelling the same id anyway.
-    const userId = typeof payload === 'string' || typeof payload.sub !== 'string' ? undefined : toUuid(payload.sub);
-    const sessionId = typeof payload === 'string' || typeof payload.sid !== 'string' ? undefined : toUuid(payload.sid);
-    if (typeof payload === 'string' || !userId || !sessionId) throw unauthenticated();
-    const { amr = [], auth_time: authTime } = payload as { amr?: unknown; auth_time?: unknown };
-    if (!isStringArray(amr) || (authTime !== undefined && !Number.isSafeInteger(authTime))) throw unauthenticated();
+    const claims = claimsOf(payload);
+    if (!claims || typeof payload === 'string') throw unauthenticated('invalid');
     if (!this.kids.has(header) && this.kids.size < KNOWN_HEADERS) this.kids.set(header, kid);
-    // Frozen: the same claims answer every request of the token while it is remembered.
-    const claims: AccessClaims = Object.freeze({
-      userId,
-      sessionId,
-      amr: Object.freeze([...amr]),
-      ...(authTime !== undefined && { authTime: new Date((authTime as number) * 1000) }),
-    });
     const { exp } = payload;
     if (typeof exp === 'number') {
       // The oldest out first: a full map of live tokens gives up one entry for each newcomer.
@@ -144,9 +149,9 @@ export class AccessTokens {
     return claims;
   }
 
-  private check(token: string, key: TokenKey, alg: 'HS256' | 'ES256'): jwt.JwtPayload | string {
+  private check(token: string, key: TokenKey, alg: 'HS256' | 'ES256', ignoreExpiration = false): jwt.JwtPayload | string {
     const { issuer, audience } = this.options;
-    return jwt.verify(token, key.verifyWith, { algorithms: [alg], issuer, audience, complete: false });
+    return jwt.verify(token, key.verifyWith, { algorithms: [alg], issuer, audience, complete: false, ignoreExpiration });
   }
 
   private async checkEdDSA(token: string, key: TokenKey): Promise<jwt.JwtPayload> {
@@ -160,6 +165,22 @@ const VERIFIED_TOKENS = 10_000;
 
 /** Distinct headers remembered: one per key and signing library, so a few suffice. */
 const KNOWN_HEADERS = 16;
+
+/** The claims of a verified payload, frozen (the same claims answer every request of a remembered token); undefined when one is missing or malformed. */
+function claimsOf(payload: jwt.JwtPayload | string): AccessClaims | undefined {
+  if (typeof payload === 'string') return undefined;
+  // This service signs ids in lower case; the check makes any other spelling the same id anyway.
+  const userId = typeof payload.sub === 'string' ? toUuid(payload.sub) : undefined;
+  const sessionId = typeof payload.sid === 'string' ? toUuid(payload.sid) : undefined;
+  const { amr = [], auth_time: authTime } = payload as { amr?: unknown; auth_time?: unknown };
+  if (!userId || !sessionId || !isStringArray(amr) || (authTime !== undefined && !Number.isSafeInteger(authTime))) return undefined;
+  return Object.freeze({
+    userId,
+    sessionId,
+    amr: Object.freeze([...amr]),
+    ...(authTime !== undefined && { authTime: new Date((authTime as number) * 1000) }),
+  });
+}
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
@@ -177,6 +198,21 @@ function headerKid(segment: string): string | undefined {
   }
 }
 
-export function unauthenticated(message = 'A valid access token is required'): AppError {
-  return new AppError(ErrorCode.UNAUTHENTICATED, message);
+/**
+ * Why a caller is UNAUTHENTICATED (API.md 10.5), told as `reason`: `missing` (no token), `invalid`
+ * (malformed, a bad signature, unknown), `expired` (a well-signed access token past its `exp`: refresh
+ * and retry), `session_ended` (its session was revoked, logged out, blocked or deleted: sign in again).
+ */
+export type UnauthenticatedReason = 'missing' | 'invalid' | 'expired' | 'session_ended';
+
+const REASON_MESSAGES: Record<UnauthenticatedReason, string> = {
+  missing: 'An access token is required',
+  invalid: 'A valid access token is required',
+  expired: 'The access token has expired; refresh it and retry',
+  session_ended: 'The session has ended; sign in again',
+};
+
+/** UNAUTHENTICATED with its `reason` (a problem member, a GraphQL `extensions` member). */
+export function unauthenticated(reason: UnauthenticatedReason = 'invalid', message = REASON_MESSAGES[reason]): AppError {
+  return new AppError(ErrorCode.UNAUTHENTICATED, message, { details: { reason } });
 }

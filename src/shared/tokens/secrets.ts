@@ -16,6 +16,20 @@ export function codeHashKey(secret: string): KeyObject {
   return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'meeting-accounts', 'verification-codes', 32)));
 }
 
+/** Keys the derivation of a refresh token's successor from the token (see successorToken). */
+export function refreshSuccessorKey(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync('sha256', secret, 'meeting-accounts', 'refresh-token-successors', 32)));
+}
+
+/**
+ * The refresh token that a rotation of `parent` issues: 256 bits written as randomToken() writes
+ * them, unguessable without the key, and always the same for the same parent, so that a refresh
+ * repeated within the grace window can be answered with it again while only its hash is stored.
+ */
+export function successorToken(key: KeyObject, parent: string): string {
+  return createHmac('sha256', key).update(parent).digest('base64url');
+}
+
 /**
  * The key that seals second-factor secrets at rest: MFA_ENCRYPTION_KEY (hex, required in
  * production), or outside production 32 random bytes generated once into `DATA_DIR/mfa-key`. Losing
