@@ -19,6 +19,8 @@ import type { RawResponse } from '../avatar/support.js';
 const lean = useTestServer({}, { captureLogs: true });
 // POST /graphql through Express's router and body-parser, where `lean` reads plain JSON itself.
 const plain = useTestServer({}, { captureLogs: true, fastPaths: false });
+// The OpenID callback's form as an attacker found it: in production, with no sign-in.
+const production = useTestServer({ NODE_ENV: 'production' }, { captureLogs: true });
 
 const SEND = '/api/v1/auth/send-code';
 const ME = '/api/v1/users/me';
@@ -68,7 +70,7 @@ async function expectAnswered(cases: Case[]): Promise<void> {
     meet(kind, 'answered');
   }
   expect(seen).toEqual(cases.map(({ kind, name }) => ({ name, kind, status: describeCode(PARSER_FAILURES[kind].code).status, code: PARSER_FAILURES[kind].code, message: PARSER_FAILURES[kind].message })));
-  expect([...errorLines(lean), ...errorLines(plain)]).toEqual([]);
+  expect([...errorLines(lean), ...errorLines(plain), ...errorLines(production)]).toEqual([]);
 }
 
 describe('body-parser and raw-body (JSON on REST and /graphql, the form of the OpenID callback)', () => {
@@ -90,22 +92,18 @@ describe('body-parser and raw-body (JSON on REST and /graphql, the form of the O
   });
 
   it('answers a form of more than 20 fields on the OpenID callback with 413, and each other failure of the form with its 4xx', async () => {
-    const callback = (kind: ParserFailureKind, name: string, body: Buffer | string, headers: Record<string, string> = {}, type = FORM): Case => ({
-      kind,
-      name,
-      transport: 'REST',
-      request: () => post(`${lean.url}${CALLBACK}`, type, body, headers),
-    });
+    const callback = (kind: ParserFailureKind, name: string, body: Buffer | string, headers: Record<string, string> = {}, type = FORM): Case[] =>
+      [lean, production].map((t) => ({ kind, name: `${t === lean ? 'test' : 'production'}: ${name}`, transport: 'REST' as const, request: () => post(`${t.url}${CALLBACK}`, type, body, headers) }));
     await expectAnswered([
-      callback('parameters.too.many', '21 fields', formOf(21)),
-      callback('parameters.too.many', '1,500 fields', formOf(1_500)),
-      callback('parameters.too.many', '10,000 empty fields', '&'.repeat(9_999)),
-      callback('parameters.too.many', '21 fields of one name', 'state=a&'.repeat(21)),
-      callback('entity.too.large', 'over 16 KiB', `state=${'x'.repeat(17 * 1024)}`),
-      callback('entity.too.large', '10,000 fields over 16 KiB', formOf(10_000)),
-      callback('charset.unsupported', 'in UTF-16', 'state=a', {}, `${FORM}; charset=utf-16`),
-      callback('encoding.unsupported', 'in an unknown Content-Encoding', 'state=a', { 'content-encoding': 'x-unknown' }),
-      callback('encoding.malformed', 'gzip cut off', brokenGzip('state=a&code=b'), { 'content-encoding': 'gzip' }),
+      ...callback('parameters.too.many', '21 fields', formOf(21)),
+      ...callback('parameters.too.many', '1,500 fields', formOf(1_500)),
+      ...callback('parameters.too.many', '10,000 empty fields', '&'.repeat(9_999)),
+      ...callback('parameters.too.many', '21 fields of one name', 'state=a&'.repeat(21)),
+      ...callback('entity.too.large', 'over 16 KiB', `state=${'x'.repeat(17 * 1024)}`),
+      ...callback('entity.too.large', '10,000 fields over 16 KiB', formOf(10_000)),
+      ...callback('charset.unsupported', 'in UTF-16', 'state=a', {}, `${FORM}; charset=utf-16`),
+      ...callback('encoding.unsupported', 'in an unknown Content-Encoding', 'state=a', { 'content-encoding': 'x-unknown' }),
+      ...callback('encoding.malformed', 'gzip cut off', brokenGzip('state=a&code=b'), { 'content-encoding': 'gzip' }),
     ]);
   });
 
