@@ -43,7 +43,7 @@ export const PARSER_FAILURES = {
   'multipart.malformed': invalid('The multipart body is malformed or was cut off', 'file'),
   'multipart.aborted': invalid('The upload was aborted', 'file'),
   'multipart.parts.too.many': tooLarge('Too many parts in the multipart body'),
-  // One file is what an upload takes: a second one is a malformed upload, as on both transports since they have it.
+  // An upload takes one file: a second makes a malformed upload (400), as both transports have always answered it.
   'multipart.files.too.many': invalid('Send exactly one file', 'file'),
   'multipart.field.too.large': tooLarge('A field of the multipart body is larger than the limit'),
   'multipart.request.invalid': invalid('The GraphQL multipart request is malformed'),
