@@ -42,6 +42,11 @@ export class GraphQLContext {
     return this.userLoader.load(id);
   }
 
+  /** Whether the request came with a credential to authenticate (an Authorization header). */
+  presentsBearer(): boolean {
+    return this.authenticated !== undefined || this.req.get('authorization') !== undefined;
+  }
+
   /** Authenticates on first use and remembers the answer for the rest of the operation. */
   principal(): Promise<Principal> {
     return (this.principalPromise ??= this.authenticated

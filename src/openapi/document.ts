@@ -43,7 +43,8 @@ import {
 } from './shapes.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-type Auth = 'none' | 'bearer' | 'internal';
+/** `bearer-or-body`: a bearer token, or a credential in the body instead (logout's refreshToken). */
+type Auth = 'none' | 'bearer' | 'bearer-or-body' | 'internal';
 
 interface Operation {
   method: Method;
@@ -125,7 +126,8 @@ export const OPERATIONS: Operation[] = [
     errors: ['VALIDATION_FAILED', 'INVALID_CREDENTIALS', 'ACCOUNT_BLOCKED'],
   },
   {
-    method: 'post', path: '/api/v1/auth/logout', summary: 'Revoke the current session, or all of them', auth: 'bearer', body: LogoutSchema,
+    method: 'post', path: '/api/v1/auth/logout', auth: 'bearer-or-body', body: LogoutSchema,
+    summary: "Revoke the current session, or all of them; with refreshToken (no bearer token needed; one sent along must be of the same account), that refresh token's session",
     ok: { status: 204, description: 'Revoked' }, errors: ['VALIDATION_FAILED', ...BEARER],
   },
   {
@@ -360,6 +362,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       operationId: `${op.method}${op.path.replace(/[^a-zA-Z0-9]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       ...(parameters.length > 0 && { parameters }),
       ...(op.auth === 'bearer' && { security: [{ bearer: [] }] }),
+      ...(op.auth === 'bearer-or-body' && { security: [{ bearer: [] }, {}] }),
       ...(op.auth === 'internal' && { security: [{ internalKey: [] }] }),
       ...(op.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } } }),
       ...(op.upload && {

@@ -37,6 +37,8 @@ export const RefreshSchema = z.object({ refreshToken: requiredString(256) });
 
 export const LogoutSchema = z.object({
   allSessions: z.boolean({ error: 'must be a boolean' }).nullish().transform((v) => v ?? false),
+  /** Instead of (or with) the bearer token: ends this refresh token's session. */
+  refreshToken: requiredString(256).min(1, 'must not be empty').nullish().transform((v) => v ?? undefined),
 });
 
 export const ResetPasswordSchema = z.object({ phone, code, newPassword: password });

@@ -83,12 +83,23 @@ export class AuthResolver {
     return ctx.services.auth.loginWithPasskey(input.challengeId, input.response, ctx.client);
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes the current session, or every session of the user' })
+  @Mutation(() => Boolean, {
+    description:
+      'Revokes the current session, or every session of the user. With refreshToken, the session of that refresh token ' +
+      '(no access token needed; one sent along must be of the same account)',
+  })
   async logout(
     @Arg('allSessions', () => Boolean, { nullable: true, defaultValue: false }) allSessions: boolean | null,
+    @Arg('refreshToken', () => String, { nullable: true }) refreshToken: string | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<boolean> {
-    await ctx.services.auth.logout(await ctx.principal(), parseInput(LogoutSchema, { allSessions }).allSessions, ctx.client);
+    const input = parseInput(LogoutSchema, { allSessions, refreshToken });
+    if (input.refreshToken === undefined) {
+      await ctx.services.auth.logout(await ctx.principal(), input.allSessions, ctx.client);
+    } else {
+      const caller = ctx.presentsBearer() ? await ctx.principal() : undefined;
+      await ctx.services.auth.logoutWithRefreshToken(input.refreshToken, caller, input.allSessions, ctx.client);
+    }
     return true;
   }
 

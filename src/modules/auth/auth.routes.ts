@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { clientInfo } from '../../shared/http/request-context.js';
 import { parseInput } from '../../shared/validation.js';
 import type { AuthPayloadJson } from '../../openapi/shapes.js';
@@ -16,7 +15,6 @@ import {
   VerifyMfaSchema,
 } from './auth.inputs.js';
 import type { AuthPayload } from './sign-ins.js';
-import type { Principal } from '../account/principal.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
 
 function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
@@ -56,8 +54,16 @@ export function authRoutes(services: Services): Router {
     const { challengeId, response } = parseInput(PasskeyLoginSchema, req.body);
     res.json(authPayloadToJson(await auth.loginWithPasskey(challengeId, response, clientInfo(req))));
   });
-  router.post('/logout', requireAuth(services.authenticator), async (req, res) => {
-    await auth.logout(principalOf<Principal>(res), parseInput(LogoutSchema, req.body).allSessions, clientInfo(req));
+  router.post('/logout', async (req, res) => {
+    const { allSessions, refreshToken } = parseInput(LogoutSchema, req.body);
+    const authorization = req.get('authorization');
+    if (refreshToken === undefined) {
+      await auth.logout(await services.authenticator.authenticate(authorization), allSessions, clientInfo(req));
+    } else {
+      // The bearer token is optional here; when sent, it is checked as always.
+      const caller = authorization === undefined ? undefined : await services.authenticator.authenticate(authorization);
+      await auth.logoutWithRefreshToken(refreshToken, caller, allSessions, clientInfo(req));
+    }
     res.status(204).end();
   });
   return router;

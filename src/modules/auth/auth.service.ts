@@ -284,6 +284,24 @@ export class AuthService {
   }
 
   /**
+   * Logout with a refresh token instead of an access token (API.md 10.5): ends the token's session
+   * (or, with `allSessions`, every session of its account) as `logout` does. A token that is unused,
+   * or used within the grace window, names its session; any other is `invalid`. A session already
+   * ended is `session_ended`, as the access token of an ended session is (not an idempotent success).
+   * `caller`: the bearer token's principal when one was sent too: the refresh token must then be of
+   * the same account, or it is refused as unknown (`invalid`), telling nothing of another account's.
+   */
+  async logoutWithRefreshToken(refreshToken: string, caller: Principal | undefined, allSessions: boolean, client: ClientInfo): Promise<void> {
+    const holder = await this.deps.sessions.holderOf(refreshToken);
+    if (!holder || (caller && caller.userId !== holder.factors.userId)) {
+      throw unauthenticated('invalid', 'The refresh token is invalid, expired or already used');
+    }
+    if (!holder.user) throw unauthenticated('session_ended', 'The session of this refresh token has ended');
+    const { sessionId, userId, amr, authTime } = holder.factors;
+    await this.logout({ sessionId: sessionId as Uuid, userId: userId as Uuid, amr, authTime, user: holder.user }, allSessions, client);
+  }
+
+  /**
    * Revokes one live session of the signed-in user, recorded with it; NOT_FOUND for any other id,
    * whoever's it is, and for text that is no id at all (null).
    */

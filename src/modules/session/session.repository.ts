@@ -43,6 +43,7 @@ export class SessionRepository {
     lockSession: string;
     useToken: string;
     replay: string;
+    holder: string;
     extend: string;
     reuse: string;
     liveUser: string;
@@ -86,6 +87,11 @@ export class SessionRepository {
       replay: `select p.${r.session} as "sessionId" from ${r.table} p join ${r.table} c on c.${r.tokenHash} = $2 and c.${r.session} = p.${r.session}
                 where p.${r.tokenHash} = $1 and p.${r.usedAt} >= now() - make_interval(secs => $3)
                   and c.${r.usedAt} is null and c.${r.expiresAt} > now()`,
+      // The session of a token its holder may still present: unused and unexpired, or used within
+      // the grace window (its successor may not have reached the holder). Live or not: the caller tells.
+      holder: `select r.${r.session} as "sessionId", s.${s.user} as "userId", s.${s.amr} as amr, s.${s.authTime} as "authTime"
+                 from ${r.table} r join ${s.table} s on s.${s.id} = r.${r.session}
+                where r.${r.tokenHash} = $1 and ((r.${r.usedAt} is null and r.${r.expiresAt} > now()) or r.${r.usedAt} >= now() - make_interval(secs => $2))`,
       // Conditional on the session being live, judged and extended on the database's clock.
       extend: `update ${s.table} set ${s.lastUsedAt} = now(), ${s.expiresAt} = now() + make_interval(secs => $2)
                 where ${s.id} = $1 and ${s.revokedAt} is null
@@ -172,6 +178,12 @@ export class SessionRepository {
       await this.db.em().insert(RefreshToken, { tokenHash: nextTokenHash, session: sessionId, expiresAt: new Date(Date.now() + ttlSeconds * 1000) });
       return upgraded;
     });
+  }
+
+  /** The session of a refresh token that is unused, or was used within the last `graceSeconds`; live or not. */
+  async holderOf(tokenHash: string, graceSeconds: number): Promise<SessionFactors | undefined> {
+    const row = await this.db.one<Omit<SessionFactors, 'authTime'> & { authTime: string }>(this.sql.holder, [tokenHash, graceSeconds]);
+    return row && { ...row, authTime: new Date(row.authTime) };
   }
 
   /**

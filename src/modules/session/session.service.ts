@@ -5,7 +5,7 @@ import { randomToken, sha256Hex, successorToken } from '../../shared/tokens/secr
 import type { Uuid } from '../../shared/ids.js';
 import { toUserView, type UserView } from '../account/user.view.js';
 import type { WebhookService } from '../webhook/webhook.service.js';
-import type { SessionRepository } from './session.repository.js';
+import type { SessionFactors, SessionRepository } from './session.repository.js';
 
 export interface SessionView {
   id: string;
@@ -97,6 +97,19 @@ export class SessionService {
     const used = await this.sessions.reuseOf(hash, refreshReuseGraceSeconds);
     if (used?.reused) return { outcome: 'reused', sessionId: used.sessionId, userId: used.userId };
     return used?.ended ? { outcome: 'ended', userId: used.userId } : { outcome: 'invalid', userId: used?.userId };
+  }
+
+  /**
+   * The session a refresh token stands for, to end it (a logout without an access token): a token
+   * that is unused, or used within the grace window (the holder may not have its successor yet), names
+   * its session. `undefined` for any other token; no `user` when that session is no longer live
+   * (revoked, expired, its account blocked), as the per-request check judges it.
+   */
+  async holderOf(refreshToken: string): Promise<{ factors: SessionFactors; user?: UserView } | undefined> {
+    // As in rotate: only the token's canonical spelling is looked up.
+    const hash = oneTimeTokenHash(refreshToken);
+    const factors = hash && (await this.sessions.holderOf(hash, this.settings.refreshReuseGraceSeconds));
+    return factors ? { factors, user: await this.liveUser(factors.sessionId, factors.userId) } : undefined;
   }
 
   /**
