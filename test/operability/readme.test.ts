@@ -1,28 +1,31 @@
-// The README's sign-in walkthroughs (REST and GraphQL), run as a person pastes them into bash, against
-// the real service printing its codes on standard output (console SMS provider), as `npm start` does.
+// The runnable examples of README.md and docs/*.md (fenced ```sh runnable), run as a person pastes them
+// into bash, against the real service printing its codes on standard output (console SMS provider), as
+// `npm start` does: the README's sign-in walkthroughs (REST and GraphQL), the operators' walkthrough
+// that goes on in the REST one's shell, and every other runnable block on its own.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminToolEnv } from '../admin/support.js';
+import { runnableBlocks } from '../docs/markdown.js';
 import { TEST_JWT_SECRET } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { freshRateLimits, ROOT, startService, type ServiceProcess } from './support.js';
 
+const runnable = runnableBlocks();
+const blocks = runnable.filter((b) => b.file === 'README.md' && b.body.includes('ACCESS_TOKEN=')).map((b) => b.body);
+const operatorBlock = runnable.find((b) => b.body.includes('admin -- grant') && b.body.includes('audit-log'))!;
+/** The other runnable blocks: each runs in a shell of its own, with nothing but the started service. */
+const others = runnable.filter((b) => !blocks.includes(b.body) && b !== operatorBlock);
+
 let dir: string;
 let service: ServiceProcess;
-let blocks: string[];
-let operatorBlock: string;
 /** The token each sign-in block ended with: the operator walkthrough goes on in the REST block's shell. */
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const all = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  blocks = all.filter((b) => b.includes('ACCESS_TOKEN='));
-  operatorBlock = all.find((b) => b.includes('admin -- grant') && b.includes('audit-log'))!;
   dir = mkdtempSync(join(tmpdir(), 'meeting-accounts-readme-'));
   service = await startService({
     NODE_ENV: 'test',
@@ -42,30 +45,37 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs a README block in bash; answers its `read -r CODE` with the code the service printed for `phone`. */
+/** Runs a block in bash; answers its `read -r CODE`, if any, with the code the service printed for its `PHONE`. */
 async function runBlock(block: string): Promise<string> {
+  const needsCode = /\bread -r CODE\b/.test(block);
   const phone = /^PHONE=(\d+)$/m.exec(block)?.[1];
-  if (!phone) throw new Error(`the README block sets no PHONE:\n${block}`);
+  if (needsCode && !phone) throw new Error(`the block reads a code but sets no PHONE:\n${block}`);
   const { host } = new URL(service.url);
-  // The token is printed last, for the operator walkthrough, which the README runs in the same shell.
-  const script = `${block.replaceAll('localhost:4000', host)}\necho; echo "TOKEN=$ACCESS_TOKEN"`;
+  // The token is printed last, for the operator walkthrough, which the README runs in the REST block's shell.
+  const script = `${block.replaceAll('localhost:4000', host)}\necho; echo "TOKEN=\${ACCESS_TOKEN:-}"`;
   const bash = spawn('bash', ['-euo', 'pipefail', '-c', script], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   bash.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   bash.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => bash.once('exit', resolve));
-  const printed = new RegExp(`\\[sms\\] \\+86${phone} login code (\\d{6})`);
-  expect(await waitFor(() => printed.test(service.stdout()), 10_000)).toBe(true);
-  bash.stdin.end(`${printed.exec(service.stdout())![1]}\n`);
+  if (needsCode) {
+    const printed = new RegExp(`\\[sms\\] \\+86${phone} login code (\\d{6})`);
+    expect(await waitFor(() => printed.test(service.stdout()), 10_000)).toBe(true);
+    bash.stdin.end(`${printed.exec(service.stdout())![1]}\n`);
+  } else {
+    bash.stdin.end();
+  }
   const code = await exited;
-  if (code !== 0) throw new Error(`the README block exited ${code}:\n${out}\n${err}`);
-  tokens.set(block, /^TOKEN=(.+)$/m.exec(out)![1]!);
+  if (code !== 0) throw new Error(`the block exited ${code}:\n${block}\n${out}\n${err}`);
+  tokens.set(block, /^TOKEN=(.*)$/m.exec(out)![1]!);
   return out.slice(0, out.lastIndexOf('TOKEN='));
 }
 
 describe('README walkthrough', () => {
-  it('has a REST and a GraphQL sign-in block', () => {
+  it('has a REST and a GraphQL sign-in block, the operators\' walkthrough and other runnable examples', () => {
+    expect(operatorBlock).toBeDefined();
+    expect(others.length).toBeGreaterThan(0);
     expect(blocks).toHaveLength(2);
     expect(blocks[0]).toContain('/api/v1/auth/login');
     expect(blocks[1]).toContain('/graphql');
@@ -87,7 +97,7 @@ describe('README walkthrough', () => {
     const restToken = tokens.get(blocks[0]!);
     expect(restToken).toEqual(expect.any(String));
     const { host } = new URL(service.url);
-    const bash = spawn('bash', ['-euo', 'pipefail', '-c', operatorBlock.replaceAll('localhost:4000', host)], {
+    const bash = spawn('bash', ['-euo', 'pipefail', '-c', operatorBlock.body.replaceAll('localhost:4000', host)], {
       cwd: ROOT,
       env: {
         // What the README's reader has in the service's shell: its database, its secret.
@@ -101,7 +111,7 @@ describe('README walkthrough', () => {
     bash.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     bash.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => bash.once('exit', resolve));
-    if (code !== 0) throw new Error(`the README operator block exited ${code}:\n${out}\n${err}`);
+    if (code !== 0) throw new Error(`the operator block (${operatorBlock.file}) exited ${code}:\n${out}\n${err}`);
     const lines = out.trim().split('\n');
     expect(lines[0]).toBe('+8613800138000: USER -> ADMIN; takes effect on the account\'s next request');
     const found = JSON.parse(lines[1]!);
@@ -117,4 +127,10 @@ describe('README walkthrough', () => {
     expect(audit[1]).toMatchObject({ actorId: audit[0].actorId, targetUserId: found.id, detail: { read: 'details', via: 'search' } });
     expect(audit[2]).toMatchObject({ actorId: null, detail: { from: 'USER', to: 'ADMIN', via: 'command line' } });
   }, 60_000);
+});
+
+describe('the runnable examples of the guides', () => {
+  it.each(others.map((b) => [b.file, b.body.split('\n')[0], b.body] as const))('%s: %s', async (_file, _first, body) => {
+    await runBlock(body);
+  }, 30_000);
 });

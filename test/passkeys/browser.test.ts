@@ -1,5 +1,5 @@
 // Passkeys in a real browser: Chromium with a CDP virtual authenticator (CTAP2, internal, resident
-// keys, user verification) on a page of the service's own origin, and the README's explorer snippet
+// keys, user verification) on a page of the service's own origin, and the explorer snippet of docs/second-factors.md
 // run as it stands.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,11 +20,11 @@ const skipBrowser = !existsSync(CHROMIUM) && !process.env.CI;
 if (skipBrowser) console.warn(`${CHROMIUM} not found: the passkey browser tests are skipped (apt-get install chromium to run them)`);
 const inBrowser = skipBrowser ? it.skip : it;
 
-/** The ```js block of the README between `<!-- passkey-explorer:<name> -->` and its closing marker. */
+/** The ```js block of docs/second-factors.md between `<!-- passkey-explorer:<name> -->` and its closing marker. */
 function readmeSnippet(name: string): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/second-factors.md', import.meta.url), 'utf8');
   const block = new RegExp(`<!-- passkey-explorer:${name} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\`\\s*<!-- /passkey-explorer:${name} -->`).exec(readme);
-  if (!block) throw new Error(`README.md has no passkey-explorer:${name} block`);
+  if (!block) throw new Error(`docs/second-factors.md has no passkey-explorer:${name} block`);
   return block[1]!;
 }
 
@@ -138,7 +138,7 @@ describe('passkeys in Chromium', () => {
   );
 
   inBrowser(
-    "runs the README's explorer snippet in GraphiQL: adds a passkey over GraphQL and signs in with it",
+    "runs the explorer snippet of docs/second-factors.md in GraphiQL: adds a passkey over GraphQL and signs in with it",
     () =>
       withBrowser(async (browser) => {
         const page = await pageWithAuthenticator(browser);

@@ -10,19 +10,19 @@ import { claimsOf, forgeSigned } from '../helpers/tokens.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The resource server of the README ("Tokens for other services"), exactly as printed there. */
+/** The resource server of docs/production.md ("Tokens for other services"), exactly as printed there. */
 function readmeExample(): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/production.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Tokens for other services (JWKS)'));
   const block = /```js\n([\s\S]+?)```/.exec(section);
-  if (!block) throw new Error('README.md has no js block under "Tokens for other services (JWKS)"');
+  if (!block) throw new Error('docs/production.md has no js block under "Tokens for other services (JWKS)"');
   return block[1]!;
 }
 
-describe.each(['ES256', 'EdDSA'] as const)('the README resource server, against a service signing with %s', (alg) => {
+describe.each(['ES256', 'EdDSA'] as const)('the resource server of docs/production.md, against a service signing with %s', (alg) => {
   const { t, file } = useKeyFileServer(alg);
 
-  /** Runs the README's module in a Node process of its own, pointed at this service; what verifyAccessToken says of each token. */
+  /** Runs the guide's module in a Node process of its own, pointed at this service; what verifyAccessToken says of each token. */
   async function verifyElsewhere(tokens: string[]): Promise<string[]> {
     const example = readmeExample();
     expect(example).toContain("new URL('http://127.0.0.1:4000/.well-known/jwks.json')");
@@ -64,7 +64,7 @@ describe.each(['ES256', 'EdDSA'] as const)('the README resource server, against 
     ]);
   });
 
-  it('still accepts a revoked session until its token expires, as the README says, while this service refuses it at once', async () => {
+  it('still accepts a revoked session until its token expires, as docs/production.md says, while this service refuses it at once', async () => {
     const s = await signInWithCode(t);
     expect((await t.http.post('/api/v1/auth/logout', {}, { token: s.accessToken })).status).toBe(204);
     expect((await t.http.get('/api/v1/users/me', { token: s.accessToken })).status).toBe(401);
