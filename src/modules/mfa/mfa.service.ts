@@ -4,6 +4,7 @@ import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
+import { oneTimeTokenHash } from '../../shared/tokens/canonical.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import type { AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
@@ -202,7 +203,9 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
    */
   async verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T> {
     const { db, mfa, accounts, events, sessions } = this.deps;
-    const tokenHash = sha256Hex(mfaToken);
+    // Only the token's canonical spelling is looked up: any other is an unknown token.
+    const tokenHash = oneTimeTokenHash(mfaToken);
+    if (!tokenHash) throw wrongCode();
     const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
     if (!found) throw wrongCode();
     // A step-up of a session that ended since (a logout, a revocation, a block) is as dead as its

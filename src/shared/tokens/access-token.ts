@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
 import { AppError, ErrorCode } from '../errors/app-error.js';
+import { isCanonicalJws } from './canonical.js';
 import { toUuid, type Uuid } from '../ids.js';
 import type { KeyRing, TokenKey } from './signing-keys.js';
 
@@ -100,6 +101,9 @@ export class AccessTokens {
       if (Date.now() < expiresAt && (kid === undefined ? ring.withoutKid : ring.find(kid)) === key) return claims;
       this.verified.delete(token);
     }
+    // Only on a miss: every remembered token passed this. Another spelling of a token (padding,
+    // whitespace, unused bits) is refused, so one token is one entry of the map, never many.
+    if (!isCanonicalJws(token)) throw unauthenticated('invalid');
     const header = token.slice(0, Math.max(0, token.indexOf('.')));
     const kid = this.kids.has(header) ? this.kids.get(header) : headerKid(header);
     const key = kid === undefined ? ring.withoutKid : ring.find(kid);
