@@ -126,7 +126,7 @@ export const envSchema = z.object({
   REFRESH_TOKEN_TTL_SECONDS: int(300).default(2592000)
     .register(configDocs, { feature: 'sessions', description: 'The refresh token\'s lifetime, sliding per session.' }),
   REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(10)
-    .register(configDocs, { feature: 'sessions', description: 'The reuse grace: a refresh token presented again within this many seconds of its rotation does not revoke the session (see [refresh tokens](sign-in.md#sessions-and-refresh-tokens)).' }),
+    .register(configDocs, { feature: 'sessions', description: 'The reuse grace: a refresh token presented again within this many seconds of its first refresh gets the same new refresh token and a fresh access token; after it, reuse revokes the session (see [a refresh token presented twice](sign-in.md#a-refresh-token-presented-twice)).' }),
   AVATAR_MAX_BYTES: int(1024).default(5242880)
     .register(configDocs, { feature: 'avatars', description: 'The largest accepted upload.' }),
   CORS_ORIGINS: z.string().default('')
