@@ -51,6 +51,7 @@ const BROWSER_AND_GATEWAY = [
   'test/identity/web-flow.test.ts',
   'test/identity/provider.test.ts',
   'test/federation/gateway.test.ts',
+  'test/client/browser.test.ts',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

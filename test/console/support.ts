@@ -28,7 +28,8 @@ if (skipBrowser) console.warn(`${CHROMIUM} not found: the operator console's bro
 /** `it`, or `it.skip` where Chromium is missing outside CI. */
 export const inBrowser = skipBrowser ? it.skip : it;
 
-async function launchChromium(): Promise<Browser | undefined> {
+/** Debian's Chromium, headless; undefined where it is missing outside CI (the tests are then skipped). */
+export async function launchChromium(): Promise<Browser | undefined> {
   if (skipBrowser) return undefined;
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });

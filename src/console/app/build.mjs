@@ -1,6 +1,6 @@
 // The operator console's build, part of `npm run build` (and so of `npm start` and `npm test`):
 // type-checks the console's code, then Vite compiles it into dist/console. Skipped in ~0.1 s when
-// nothing it is made from changed since the last build (its sources and the lockfile, by content),
+// nothing it is made from changed since the last build (its sources, the client module's and the lockfile, by content),
 // so that `npm start` stays quick.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,9 @@ const out = join(root, 'dist/console');
 const stamp = join(out, '.inputs-sha256');
 
 function inputsHash() {
-  const files = readdirSync(app, { recursive: true, withFileTypes: true })
+  // The console bundles the client module too (src/client/).
+  const files = [app, join(root, 'src/client')]
+    .flatMap((dir) => readdirSync(dir, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .concat(join(root, 'package-lock.json'))
