@@ -61,8 +61,8 @@ describe('the error catalogue in the schema and the OpenAPI document', () => {
     for (const c of CODES) expect(code.description).toContain(`- \`${c}\`: ${explain(c)}`);
   });
 
-  it('gives the operator console the generated ErrorCode and MfaMethod types, every code in them', () => {
-    const generated = read('src/console/app/generated/enums.ts').replace(/\/\*\*[^]*?\*\//g, '');
+  it('gives the client module (and through it the console) the generated ErrorCode and MfaMethod types, every code in them', () => {
+    const generated = read('src/client/generated/enums.ts').replace(/\/\*\*[^]*?\*\//g, '');
     const union = (name: string) => [...(new RegExp(`export type ${name} =([^;]*);`).exec(generated)?.[1] ?? '').matchAll(/'(\w+)'/g)].map((m) => m[1]).sort();
     expect(union('ErrorCode')).toEqual(CODES);
     expect(union('MfaMethod')).toEqual(Object.values(MfaMethod).sort());

@@ -1,6 +1,6 @@
 import type { ApolloClient } from '@apollo/client';
+import { apiErrorOf, memoryTokenStore, type Exchange, type IssuedTokens, type TokenStore } from '../../../client/index';
 import { ConsoleLogoutDocument, ConsoleRefreshDocument, type ConsoleAuthPayloadFragment, type Role } from '../generated/graphql';
-import { problemOf } from './errors';
 
 export interface Operator {
   id: string;
@@ -15,29 +15,34 @@ export interface SessionState {
   notice?: string;
 }
 
-interface Tokens {
-  access: string;
-  refresh: string;
-  /** When the access token expires (ms since the epoch, by this clock). */
-  expiresAt: number;
-}
-
 /** How long before its expiry an access token is replaced: a quarter of its life, at most a minute. */
 const earlyMs = (lifeMs: number) => Math.min(60_000, lifeMs / 4);
 
+const ENDED = (code: string) => `Your session has ended (${code}): sign in again to go on where you were.`;
+
 /**
- * The operator's session, in memory only (no localStorage, sessionStorage or cookie: a reload signs
- * out). The access token is refreshed before it expires, by a timer and again before any request
- * made close to its expiry (timers sleep in background tabs); a refusal of the refresh ends the
- * session with a notice for the sign-in form.
+ * The operator's session, in the client module's memory store (no localStorage, sessionStorage or
+ * cookie: a reload signs out), whose link (client.ts) signs the requests and renews the token. The
+ * access token is also renewed by a timer before it expires; a refresh the service refuses, or a
+ * request it answers with `reason: session_ended`, ends the session with a notice for the sign-in form.
  */
 export class Session {
-  private tokens?: Tokens;
+  readonly store: TokenStore = memoryTokenStore();
   private timer?: ReturnType<typeof setTimeout>;
-  private refreshing?: Promise<string | undefined>;
   private state: SessionState = {};
   private readonly listeners = new Set<() => void>();
   private client?: ApolloClient;
+  /** What to tell the operator when the store's session ends next (the reason a refresh was refused). */
+  private endNotice?: string;
+
+  constructor() {
+    this.store.subscribe((change) => {
+      if (change.type !== 'ended') return;
+      this.forget();
+      if (change.reason === 'session_ended') this.set({ notice: this.endNotice ?? ENDED('UNAUTHENTICATED') });
+      this.endNotice = undefined;
+    });
+  }
 
   /** The client the session's own requests (refresh, sign-out) go through. */
   attach(client: ApolloClient): void {
@@ -60,83 +65,53 @@ export class Session {
       });
       return;
     }
+    this.store.signedIn(payload);
     this.keep(payload);
   }
 
-  /** The access token for a request, refreshed first when it is about to expire; undefined when signed out. */
-  async accessToken(): Promise<string | undefined> {
-    if (!this.tokens) return undefined;
-    if (this.tokens.expiresAt - Date.now() < 5_000) return this.refresh();
-    return this.tokens.access;
-  }
-
   /**
-   * After the API refused `used` as not signed in: a newer token if another request has refreshed
-   * meanwhile, else a refresh; undefined once the session is over.
+   * Exchanges the refresh token with the console's own document: the new tokens, or undefined when
+   * the service refused it or the account is no longer an operator's (signed out again).
    */
-  async afterRefusal(used: string | undefined): Promise<string | undefined> {
-    if (!this.tokens) return undefined;
-    if (used !== this.tokens.access) return this.tokens.access;
-    return this.refresh();
-  }
-
-  /** One refresh at a time: refresh tokens are single use. */
-  refresh(): Promise<string | undefined> {
-    this.refreshing ??= this.renew().finally(() => (this.refreshing = undefined));
-    return this.refreshing;
-  }
+  readonly exchange: Exchange = async (refreshToken) => {
+    let payload: ConsoleAuthPayloadFragment;
+    try {
+      const { data } = await this.client!.mutate({ mutation: ConsoleRefreshDocument, variables: { refreshToken }, context: { anonymous: true } });
+      payload = data!.refreshToken;
+    } catch (error) {
+      const refusal = apiErrorOf(error);
+      // No answer at all: the access token serves while it lasts, and the next request tries again.
+      if (!refusal) throw error;
+      this.endNotice = ENDED(refusal.code);
+      return undefined;
+    }
+    if (payload.user.role === 'USER') {
+      await this.logout(payload.accessToken);
+      this.endNotice = 'Your account no longer has an operator role: the console has signed you out.';
+      return undefined;
+    }
+    this.keep(payload);
+    return payload;
+  };
 
   async signOut(): Promise<void> {
-    const access = this.tokens?.access;
-    this.clear();
+    const access = this.store.current()?.accessToken;
+    this.store.end('signed_out');
     const ended = access ? await this.logout(access) : true;
     this.set({ notice: ended ? 'You have signed out.' : 'You have left the console, but the service could not be told: the session ends when its tokens expire.' });
   }
 
-  /** Ends the session here, with what to tell the operator on the sign-in form. */
-  expire(notice: string): void {
-    if (!this.tokens) return;
-    this.clear();
-    this.set({ notice });
-  }
-
-  private async renew(): Promise<string | undefined> {
-    const tokens = this.tokens;
-    if (!tokens || !this.client) return undefined;
-    try {
-      const { data } = await this.client.mutate({ mutation: ConsoleRefreshDocument, variables: { refreshToken: tokens.refresh }, context: { anonymous: true } });
-      if (!data) throw new Error('no data');
-      if (this.tokens !== tokens) return this.tokens?.access;
-      const payload = data.refreshToken;
-      if (payload.user.role === 'USER') {
-        await this.logout(payload.accessToken);
-        this.expire('Your account no longer has an operator role: the console has signed you out.');
-        return undefined;
-      }
-      this.keep(payload);
-      return payload.accessToken;
-    } catch (error) {
-      if (this.tokens !== tokens) return this.tokens?.access;
-      const problem = problemOf(error);
-      // No answer at all: the access token serves while it lasts, and the next request tries again.
-      if (!problem.code && tokens.expiresAt > Date.now()) return tokens.access;
-      this.expire(`Your session has ended${problem.code ? ` (${problem.code})` : ''}: sign in again to go on where you were.`);
-      return undefined;
-    }
-  }
-
-  private keep(payload: ConsoleAuthPayloadFragment): void {
+  /** Renews the tokens before the access token of `issued` expires, and shows the operator. */
+  private keep(payload: IssuedTokens & Pick<ConsoleAuthPayloadFragment, 'user'>): void {
     const lifeMs = payload.expiresIn * 1000;
-    this.tokens = { access: payload.accessToken, refresh: payload.refreshToken, expiresAt: Date.now() + lifeMs };
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.refresh(), lifeMs - earlyMs(lifeMs));
+    this.timer = setTimeout(() => void this.store.refresh(undefined, this.exchange).catch(() => undefined), lifeMs - earlyMs(lifeMs));
     const { id, phone, nickname, role } = payload.user;
     this.set({ operator: { id, phone, nickname, role: role as Operator['role'] } });
   }
 
-  private clear(): void {
+  private forget(): void {
     clearTimeout(this.timer);
-    this.tokens = undefined;
     // Nothing one operator read stays in memory for the next one who signs in here.
     void this.client?.clearStore();
   }

@@ -10,7 +10,7 @@ import {
   ConsoleVerifyMfaDocument,
   type ConsoleAuthPayloadFragment,
 } from '../../generated/graphql';
-import { problemOf } from '../errors';
+import { apiErrorOf, isApiError } from '../../../../client/index';
 import { ErrorNotice } from '../ui/status';
 import { useSessionObject } from '../use-session';
 
@@ -59,9 +59,9 @@ function useSignIn(onSecond?: (step: SecondStep) => void) {
       const payload = await request();
       if (payload) await session.begin(payload);
     } catch (failure) {
-      const { code, extensions } = problemOf(failure);
-      if (code === 'MFA_REQUIRED' && onSecond && typeof extensions.mfaToken === 'string') {
-        onSecond({ mfaToken: extensions.mfaToken, methods: Array.isArray(extensions.mfaMethods) ? (extensions.mfaMethods as string[]) : [] });
+      const refusal = apiErrorOf(failure);
+      if (onSecond && isApiError(refusal, 'MFA_REQUIRED')) {
+        onSecond({ mfaToken: refusal.extensions.mfaToken, methods: refusal.extensions.mfaMethods });
       } else {
         setError(failure);
       }
