@@ -55,6 +55,8 @@ interface Operation {
   body?: z.ZodType;
   /** A multipart upload with one file in `file`. */
   upload?: boolean;
+  /** A form (application/x-www-form-urlencoded) a provider's page posts. */
+  form?: boolean;
   /** Query string parameters, as JSON Schema. */
   query?: { name: string; description: string; schema: Record<string, unknown> }[];
   ok: { status: number; schema?: z.ZodType; content?: string; description: string };
@@ -140,7 +142,7 @@ export const OPERATIONS: Operation[] = [
     errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'IDENTITY_PROVIDER_ERROR', 'RATE_LIMITED'],
   },
   ...(['get', 'post'] as const).map((method) => ({
-    method, path: '/api/v1/auth/oidc/{provider}/callback', auth: 'none' as const,
+    method, path: '/api/v1/auth/oidc/{provider}/callback', auth: 'none' as const, form: method === 'post',
     summary: method === 'get' ? "The provider's return (query): a redirect to returnTo with ?result= or ?error=" : "The provider's return (a form, response_mode=form_post): as the GET",
     query: method === 'get' ? [{ name: 'state', description: 'The flow it ends', schema: { type: 'string' } }, { name: 'code', description: 'The code to exchange', schema: { type: 'string' } }, { name: 'error', description: "The provider's refusal", schema: { type: 'string' } }] : undefined,
     ok: { status: 302, description: 'To returnTo, with a one-time result (60 s) or an error; never a token' },
@@ -342,9 +344,12 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         ...(op.ok.content && { content: { [op.ok.content]: { schema: { type: 'string', format: 'binary' } } } }),
       },
     };
-    // A request body that does not arrive within the server's request timeout is answered 408.
-    const bodyCodes: ErrorCode[] = op.body || op.upload ? ['REQUEST_TIMEOUT'] : [];
-    for (const code of [...new Set([...op.errors, ...bodyCodes, ...ALWAYS])]) {
+    // A request body that does not arrive within the server's request timeout is answered 408; one
+    // its parser refuses, 413 past its limits or 415 in a charset or coding it does not read; more
+    // than 1,000 query parameters, 413 (shared/http/parser-errors.ts).
+    const bodyCodes: ErrorCode[] = op.body || op.upload || op.form ? ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'REQUEST_TIMEOUT'] : [];
+    const queryCodes: ErrorCode[] = op.query ? ['PAYLOAD_TOO_LARGE'] : [];
+    for (const code of [...new Set([...op.errors, ...bodyCodes, ...queryCodes, ...ALWAYS])]) {
       const { status, title } = describeCode(code);
       const existing = responses[status] as { description: string } | undefined;
       responses[status] = {

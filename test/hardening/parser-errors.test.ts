@@ -271,6 +271,17 @@ describe('the failures this service cannot meet over HTTP', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('declares the 413 and 415 of the parsers on the routes that read a body, a form or a query string', async () => {
+    const { paths } = (await get(`${lean.url}/api/v1/openapi.json`)).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const statuses = (path: string, method: string) => Object.keys(paths[path]![method]!.responses);
+    expect(statuses(SEND, 'post')).toEqual(expect.arrayContaining(['413', '415']));
+    expect(statuses('/api/v1/auth/oidc/{provider}/callback', 'post')).toEqual(expect.arrayContaining(['413', '415']));
+    expect(statuses('/api/v1/auth/oidc/{provider}/callback', 'get')).toContain('413');
+    expect(statuses('/api/v1/users/me/avatar', 'post')).toEqual(expect.arrayContaining(['413', '415']));
+  });
+});
+
 describe('the table of parser failures', () => {
   it('has a 4xx for every kind, and every kind was met above: over HTTP unless the service cannot meet it', () => {
     const unmet: string[] = [];
