@@ -9,7 +9,7 @@ import type { Target } from './targets.js';
 import { nested, Raw } from './values.js';
 
 /** Routes that read a form (application/x-www-form-urlencoded): the OpenID callback a provider's page posts (response_mode=form_post). */
-export const takesForm = (t: Target) => t.transport === 'rest' && t.method === 'POST' && t.template.endsWith('/callback');
+const takesForm = (t: Target) => t.transport === 'rest' && t.method === 'POST' && t.template.endsWith('/callback');
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 const formFields = (count: number, name?: string) => Array.from({ length: count }, (_, i) => `${name ?? `f${i}`}=${i}`).join('&');

@@ -13,7 +13,7 @@ import { goodDraft, type Planned } from './plan.js';
 import { send, type Sent, type Service } from './run.js';
 import type { Target } from './targets.js';
 
-export const SPELLING_FAMILY = 'used-value spelling';
+const SPELLING_FAMILY = 'used-value spelling';
 
 /** Where a value goes: its REST route (JSON field) and its GraphQL operation (variable `v`), with the other fields they need. */
 interface Use {

@@ -43,9 +43,6 @@ export function get(url: string, headers: Record<string, string> = {}): Promise<
 /** Bytes that are not what the Content-Encoding says they are: gzip cut off half-way. */
 export const brokenGzip = (body: string) => gzipSync(Buffer.from(body)).subarray(0, 12);
 
-/** A query string of `count` parameters. */
-export const manyParameters = (count: number) => Array.from({ length: count }, (_, i) => `p${i % 10}=1`).join('&');
-
 /** A form of `count` fields. */
 export const formOf = (count: number) => Array.from({ length: count }, (_, i) => `f${i}=1`).join('&');
 

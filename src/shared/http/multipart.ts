@@ -97,6 +97,6 @@ export async function readSingleFile<T>(
 }
 
 /** A malformed upload (not exactly one file where one is expected), on either transport. */
-export function invalidFile(message: string): AppError {
+function invalidFile(message: string): AppError {
   return new AppError(ErrorCode.VALIDATION_FAILED, message, { fields: { file: message } });
 }
