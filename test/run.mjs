@@ -18,12 +18,15 @@ import { findPgBouncer, freePort, startPgBouncer } from './pgbouncer.mjs';
  * The flows API.md 9.4 names, run again through the pooler: sign-in by code and password, MFA
  * (and the sign-ins it leaves half-finished), passkeys (and their step-up), external providers over
  * two instances, refresh rotation and reuse detection, the limits across two instances, concurrent
- * single-use races, webhook outbox claims, admin block, and instances migrating a database together.
+ * single-use races, webhook outbox claims, admin block, and instances migrating a database together;
+ * and the refresh grace window's races and the logout by refresh token (API.md 10.5) on two instances.
  */
 const POOLER_PASS = [
   'test/rest/login.test.ts',
   'test/rest/login-password.test.ts',
   'test/rest/refresh-logout.test.ts',
+  'test/tokens/refresh-grace.test.ts',
+  'test/tokens/logout-refresh-token.test.ts',
   'test/mfa/sign-in.test.ts',
   'test/mfa/instances.test.ts',
   'test/mfa/pending-sign-ins.test.ts',

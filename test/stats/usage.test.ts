@@ -112,14 +112,16 @@ describe('POST /api/v1/internal/meeting-usage: idempotency', () => {
 
 describe('POST /api/v1/internal/meeting-usage: authentication', () => {
   it.each([
-    ['no X-Internal-Key header', {}],
-    ['an empty X-Internal-Key', { 'x-internal-key': '' }],
-    ['a wrong key of the same length', { 'x-internal-key': INTERNAL_KEY.slice(0, -1) + (INTERNAL_KEY.endsWith('x') ? 'y' : 'x') }],
-    ['a prefix of the key', { 'x-internal-key': INTERNAL_KEY.slice(0, 32) }],
-    ['the key with a suffix', { 'x-internal-key': `${INTERNAL_KEY}0` }],
-    ['the key as a bearer token', { authorization: `Bearer ${INTERNAL_KEY}` }],
-  ])('answers 401 UNAUTHENTICATED to %s and counts nothing', async (_name, headers) => {
-    expectProblem(await sendUsage(t, valid(), headers as Record<string, string>), 401, 'UNAUTHENTICATED');
+    ['no X-Internal-Key header', {}, 'missing'],
+    ['an empty X-Internal-Key', { 'x-internal-key': '' }, 'missing'],
+    ['a wrong key of the same length', { 'x-internal-key': INTERNAL_KEY.slice(0, -1) + (INTERNAL_KEY.endsWith('x') ? 'y' : 'x') }, 'invalid'],
+    ['a prefix of the key', { 'x-internal-key': INTERNAL_KEY.slice(0, 32) }, 'invalid'],
+    ['the key with a suffix', { 'x-internal-key': `${INTERNAL_KEY}0` }, 'invalid'],
+    ['the key as a bearer token', { authorization: `Bearer ${INTERNAL_KEY}` }, 'missing'],
+  ])('answers 401 UNAUTHENTICATED to %s, with its reason, and counts nothing', async (_name, headers, reason) => {
+    const res = await sendUsage(t, valid(), headers as Record<string, string>);
+    expectProblem(res, 401, 'UNAUTHENTICATED');
+    expect(res.body.reason).toBe(reason);
     await expectNothingCounted(t, user.userId, user.accessToken);
   });
 

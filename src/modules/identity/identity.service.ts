@@ -3,6 +3,7 @@ import { isForeignKeyViolation, type Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
 import { idTokenReplayKey, oneTimeTokenHash } from '../../shared/tokens/canonical.js';
 import { randomToken, sha256Hex } from '../../shared/tokens/secrets.js';
 import type { AccountService } from '../account/account.service.js';
@@ -111,7 +112,7 @@ export class IdentityService implements ExternalIdentities {
         ttlSeconds: FLOW_TTL_SECONDS,
       });
     } catch (error) {
-      if (linking && isForeignKeyViolation(error)) throw new AppError(ErrorCode.UNAUTHENTICATED, 'The account no longer exists');
+      if (linking && isForeignKeyViolation(error)) throw unauthenticated('session_ended', 'The account no longer exists');
       throw error;
     }
     return start.url;

@@ -1,9 +1,9 @@
 import { Router, type RequestHandler } from 'express';
 import type { UserStatsJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { internalKeyCheck } from '../../shared/internal-key.js';
+import { unauthenticated } from '../../shared/tokens/access-token.js';
 import { parseInput } from '../../shared/validation.js';
 import type { Principal } from '../account/principal.js';
 import type { UserStats } from './stats.service.js';
@@ -40,9 +40,8 @@ export function internalRoutes(services: Services, internalApiKey: string | unde
 function requireInternalKey(key: string): RequestHandler {
   const isRight = internalKeyCheck(key);
   return (req, _res, next) => {
-    if (!isRight(req.get('x-internal-key'))) {
-      throw new AppError(ErrorCode.UNAUTHENTICATED, 'A valid X-Internal-Key header is required');
-    }
+    const presented = req.get('x-internal-key');
+    if (!isRight(presented)) throw unauthenticated(presented ? 'invalid' : 'missing', 'A valid X-Internal-Key header is required');
     next();
   };
 }
