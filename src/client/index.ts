@@ -6,6 +6,6 @@ export { apiErrorIn, apiErrorOf, isApiError, type ApiError, type ErrorCode, type
 export { graphqlExchange, type GraphQLExchangeOptions } from './exchange.js';
 export { authLink, type AuthLinkOptions } from './link.js';
 export { memoryTokenStore } from './memory-store.js';
-export { sharedTokenStore, type SharedStorage, type SharedStoreOptions } from './shared-store.js';
+export { indexedDbStorage, sharedTokenStore, type SharedStorage, type SharedStoreOptions, type SharedTokenStore } from './shared-store.js';
 export { signInStep, type SignInStep } from './sign-in.js';
 export type { EndReason, Exchange, IssuedTokens, TokenChange, Tokens, TokenStore } from './tokens.js';

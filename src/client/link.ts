@@ -20,6 +20,7 @@ export interface AuthLinkOptions {
  */
 export function authLink({ store, exchange, earlyMs = 30_000 }: AuthLinkOptions): ApolloLink {
   const fresh = async (): Promise<string | undefined> => {
+    await store.ready;
     const tokens = store.current();
     if (!tokens || tokens.expiresAt - Date.now() > earlyMs) return tokens?.accessToken;
     return (await renew(tokens.accessToken)) ?? store.current()?.accessToken;
@@ -45,10 +46,7 @@ export function authLink({ store, exchange, earlyMs = 30_000 }: AuthLinkOptions)
             const refusal = apiErrorIn(result.errors);
             if (refusal?.code !== 'UNAUTHENTICATED' || !token) return of(result);
             const reason = (refusal.extensions as { reason?: string }).reason;
-            if (reason === 'session_ended') {
-              store.end('session_ended');
-              return of(result);
-            }
+            if (reason === 'session_ended') return from(Promise.resolve(store.end('session_ended'))).pipe(mergeMap(() => of(result)));
             if (reason !== 'expired') return of(result);
             return from(renew(token)).pipe(mergeMap((next) => (next && next !== token ? send(next) : of(result))));
           }),

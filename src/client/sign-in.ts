@@ -29,6 +29,6 @@ export async function signInStep<P extends IssuedTokens>(run: () => Promise<P>, 
     if (isApiError(refusal, 'PHONE_VERIFICATION_REQUIRED')) return { step: 'phoneVerificationRequired', linkToken: refusal.extensions.linkToken, identity: refusal.extensions.identity };
     throw error;
   }
-  store?.signedIn(payload);
+  await store?.signedIn(payload);
   return { step: 'signedIn', payload };
 }

@@ -29,10 +29,12 @@ export type TokenChange = { type: 'tokens'; tokens: Tokens } | { type: 'ended'; 
 export interface TokenStore {
   /** The current tokens, or undefined when signed out. */
   current(): Tokens | undefined;
-  /** Keeps the tokens of a sign-in. */
-  signedIn(issued: IssuedTokens): void;
+  /** Keeps the tokens of a sign-in (kept when the promise a shared store answers resolves). */
+  signedIn(issued: IssuedTokens): void | Promise<void>;
   /** Forgets the session, telling the listeners why. */
-  end(reason: EndReason): void;
+  end(reason: EndReason): void | Promise<void>;
+  /** Resolves once the store knows the tokens it was given before this page (a shared store reads them). */
+  ready?: Promise<void>;
   /**
    * Renews the tokens with `exchange` (which sends the refresh token and answers the new pair, or
    * undefined when the service refused it: the session then ends). `seen` is the access token the

@@ -31,7 +31,8 @@ const t = useTestServer(() => ({ CORS_ORIGINS: frontend!.origin, SEND_CODE_INTER
 const api = () => t.url.replace('127.0.0.1', 'localhost');
 
 interface Harness {
-  setup(api: string, shared: boolean, tokens?: Tokens): void;
+  seed(tokens: Tokens): Promise<void>;
+  setup(api: string, shared: boolean, tokens?: Tokens): Promise<void>;
   me(): Promise<{ id?: string; code?: string; reason?: string }>;
   current(): Tokens | undefined;
   changes(): unknown[];
@@ -85,7 +86,7 @@ describe('a frontend on another site', () => {
     const refreshes = refreshesOf(context);
     const [first, second] = [await open(context), await open(context)];
     const tokens = expiredTokens(user);
-    await first.evaluate((stored) => localStorage.setItem('meeting-accounts:tokens', JSON.stringify(stored)), tokens);
+    await first.evaluate((stored) => harness.seed(stored), tokens);
     for (const page of [first, second]) await page.evaluate((url) => harness.setup(url, true), api());
     const answers = await Promise.all([first.evaluate(() => harness.me()), second.evaluate(() => harness.me())]);
     expect({ answers, refreshes: refreshes.count }).toEqual({ answers: [{ id: user.userId }, { id: user.userId }], refreshes: 1 });
@@ -117,7 +118,7 @@ describe('a frontend on another site', () => {
     const refreshes = refreshesOf(context);
     const page = await open(context);
     // The store thinks the token has ten minutes left (a wrong clock): the service says otherwise.
-    await page.evaluate((stored) => localStorage.setItem('meeting-accounts:tokens', JSON.stringify(stored)), expiredTokens(user, Date.now() + 600_000));
+    await page.evaluate((stored) => harness.seed(stored), expiredTokens(user, Date.now() + 600_000));
     await page.evaluate((url) => harness.setup(url, true), api());
     expect(await page.evaluate(() => harness.me())).toEqual({ id: user.userId });
     expect(refreshes.count).toBe(1);
@@ -129,7 +130,7 @@ describe('a frontend on another site', () => {
     const context = await browser!.newContext();
     const refreshes = refreshesOf(context);
     const page = await open(context);
-    await page.evaluate((stored) => localStorage.setItem('meeting-accounts:tokens', JSON.stringify(stored)), { accessToken: user.accessToken, refreshToken: user.refreshToken, expiresAt: Date.now() + 600_000 });
+    await page.evaluate((stored) => harness.seed(stored), { accessToken: user.accessToken, refreshToken: user.refreshToken, expiresAt: Date.now() + 600_000 });
     await page.evaluate((url) => harness.setup(url, true), api());
     expect((await t.http.post('/api/v1/auth/logout', undefined, { token: user.accessToken })).status).toBe(204);
     expect(await page.evaluate(() => harness.me())).toEqual({ code: 'UNAUTHENTICATED', reason: 'session_ended' });

@@ -82,7 +82,8 @@ function needingTheDatabase(token: string): Record<string, () => Promise<HttpRes
     'GET /api/v1/users/me': () => http.get('/api/v1/users/me', { token }),
     'POST /api/v1/auth/send-code': () => http.post('/api/v1/auth/send-code', { phone: '+8613912345678' }),
     'POST /api/v1/auth/login-password': () => http.post('/api/v1/auth/login-password', { phone: '+8613912345678', password: 'violet-harbor-42' }),
-    'POST /api/v1/auth/refresh': () => http.post('/api/v1/auth/refresh', { refreshToken: 'x'.repeat(43) }),
+    // A refresh token in canonical form (its last character's unused bits zero), which is looked up; any other is refused before.
+    'POST /api/v1/auth/refresh': () => http.post('/api/v1/auth/refresh', { refreshToken: `${'x'.repeat(42)}A` }),
   };
 }
 

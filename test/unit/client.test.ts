@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { BroadcastChannel } from 'node:worker_threads';
 import { CombinedGraphQLErrors, ServerError } from '@apollo/client';
-import { apiErrorOf, memoryTokenStore, sharedTokenStore, signInStep, type IssuedTokens, type SharedStorage, type TokenChange, type TokenStore } from '../../src/client/index.js';
+import { apiErrorOf, memoryTokenStore, sharedTokenStore, signInStep, type IssuedTokens, type SharedStorage, type TokenChange, type Tokens, type TokenStore } from '../../src/client/index.js';
 
 const issued = (n: number): IssuedTokens => ({ accessToken: `access-${n}`, refreshToken: `refresh-${n}`, expiresIn: 900 });
 
@@ -21,9 +21,15 @@ function exchanger(delayMs = 20, answer: (refreshToken: string) => IssuedTokens 
   return { calls, exchange };
 }
 
+/** Storage as IndexedDB behaves for tabs: a write is seen by every read made after it resolved. */
 function memoryStorage(): SharedStorage {
-  const items = new Map<string, string>();
-  return { getItem: (key) => items.get(key) ?? null, setItem: (key, value) => void items.set(key, value), removeItem: (key) => void items.delete(key) };
+  let kept: Tokens | undefined;
+  return {
+    read: async () => kept,
+    write: async (tokens) => {
+      kept = tokens;
+    },
+  };
 }
 
 describe('the memory store', () => {
@@ -91,7 +97,8 @@ describe('the shared store', () => {
 
   it('makes one exchange between two tabs that woke with the same stale token, both ending with its answer', async () => {
     const [first, second] = tabs('shared-one-exchange');
-    first.signedIn(issued(1));
+    await first.signedIn(issued(1));
+    await new Promise((resolve) => setTimeout(resolve, 20));
     const { calls, exchange } = exchanger();
     const answers = await Promise.all([first.refresh('access-1', exchange), second.refresh('access-1', exchange)]);
     expect(calls).toEqual(['refresh-1']);
@@ -99,12 +106,26 @@ describe('the shared store', () => {
     expect(second.current()?.refreshToken).toBe('refresh-2');
   });
 
+  it('makes no second exchange in a tab that has not heard of the renewal: the lock holder reads the stored tokens first', async () => {
+    const storage = memoryStorage();
+    await storage.write({ accessToken: 'access-1', refreshToken: 'refresh-1', expiresAt: 0 });
+    // Channels that carry nothing: the second tab's copy stays the old one, as a message still on its way would leave it.
+    const deaf = { addEventListener: () => undefined, postMessage: () => undefined } as unknown as globalThis.BroadcastChannel;
+    const [first, second] = [sharedTokenStore({ name: 'shared-deaf', storage, locks, channel: deaf }), sharedTokenStore({ name: 'shared-deaf', storage, locks, channel: deaf })];
+    await Promise.all([first.ready, second.ready]);
+    const { calls, exchange } = exchanger();
+    expect((await first.refresh('access-1', exchange))?.accessToken).toBe('access-2');
+    expect(second.current()?.accessToken).toBe('access-1');
+    expect((await second.refresh('access-1', exchange))?.accessToken).toBe('access-2');
+    expect(calls).toEqual(['refresh-1']);
+  });
+
   it("tells one tab's listeners of the other's sign-in and sign-out", async () => {
     const [first, second] = tabs('shared-listeners');
     const heard: TokenChange['type'][] = [];
     second.subscribe((change) => heard.push(change.type));
-    first.signedIn(issued(1));
-    first.end('signed_out');
+    await first.signedIn(issued(1));
+    await first.end('signed_out');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toEqual(['tokens', 'ended']);
     expect(second.current()).toBeUndefined();

@@ -1,7 +1,7 @@
 // The page a frontend on another site would be, bundled by test/client/support.ts: Apollo Client 4
 // with the client module's store and link, driven from the tests through window.harness.
 import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
-import { apiErrorOf, authLink, graphqlExchange, memoryTokenStore, sharedTokenStore, signInStep, type SignInStep, type TokenChange, type Tokens, type TokenStore } from '../../../src/client/index.js';
+import { apiErrorOf, authLink, graphqlExchange, indexedDbStorage, memoryTokenStore, sharedTokenStore, signInStep, type SignInStep, type TokenChange, type Tokens, type TokenStore } from '../../../src/client/index.js';
 
 let store: TokenStore;
 let client: ApolloClient;
@@ -14,8 +14,11 @@ const VERIFY = gql`mutation Verify($mfaToken: String!, $code: String!) { verifyM
 
 const harness = {
   /** A client of `api` (the service's origin) whose tokens are in a store of this page only, or shared by the origin's tabs. */
-  setup(api: string, shared: boolean, tokens?: Tokens): void {
+  /** Keeps tokens where the shared store of this origin finds them, as an earlier visit would have. */
+  seed: (tokens: Tokens) => indexedDbStorage('meeting-accounts').write(tokens),
+  async setup(api: string, shared: boolean, tokens?: Tokens): Promise<void> {
     store = shared ? sharedTokenStore() : memoryTokenStore();
+    await store.ready;
     if (tokens && !shared) store.signedIn({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresIn: 0 });
     store.subscribe((change) => changes.push(change));
     const uri = `${api}/graphql`;
