@@ -11,6 +11,9 @@ import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { ExternalSignInService } from './modules/auth/external-sign-in.service.js';
 import { SignIns } from './modules/auth/sign-ins.js';
+import { DormantAccounts, type AccountFactors } from './modules/auth/second-proof.js';
+import { SecondProofService } from './modules/auth/second-proof.service.js';
+import { SecondProofTokens } from './modules/mfa/second-proof-tokens.js';
 import { IdentityRepository } from './modules/identity/identity.repository.js';
 import { IdentityService } from './modules/identity/identity.service.js';
 import { PendingIdentityFlows } from './modules/identity/pending-identity-flows.js';
@@ -59,6 +62,8 @@ import { AppError, ErrorCode } from './shared/errors/app-error.js';
 
 export interface Services {
   auth: AuthService;
+  /** Finishes a dormant account's sign-in that answered SECOND_PROOF_REQUIRED. */
+  secondProof: SecondProofService;
   /** Sign-in through external OpenID Connect providers. */
   externalSignIn: ExternalSignInService;
   /** The external identities: web flows, ID tokens, the signed-in user's linked identities. */
@@ -209,8 +214,21 @@ export async function createServices(
     },
     { returnUrls: config.identity.returnUrls, requireBinding: config.identity.requireBinding, failuresPerIpDaily: config.loginFailures.perIpDaily },
   );
+  const proofTokens = new SecondProofTokens(mfaRepository, mfa);
+  const dormant = new DormantAccounts(
+    {
+      accounts,
+      factors: {
+        mfaStatus: (id) => mfa.status(id),
+        identityCount: async (id) => (await identities.listFor(id)).length,
+        lastSessionUse: (id) => sessions.lastUse(id),
+      } satisfies AccountFactors,
+      tokens: proofTokens,
+    },
+    { dormantDays: config.phoneDormantDays },
+  );
   const signIns = new SignIns(
-    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics },
+    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics, dormant },
     { refreshTtlSeconds: config.tokens.refreshTtlSeconds },
   );
   const auth = new AuthService(
@@ -245,6 +263,7 @@ export async function createServices(
   const statsRepository = new StatsRepository(db);
   return {
     auth,
+    secondProof: new SecondProofService({ accounts, passwords, tokens: proofTokens, signIns }),
     externalSignIn,
     identities,
     authenticator: new Authenticator(tokens, sessions),

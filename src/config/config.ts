@@ -113,6 +113,8 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sign-in', description: 'Password failures (sign-in and password change) per phone and address in 15 minutes; also the limit of wrong second-factor codes per account and address.' }),
   LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100)
     .register(configDocs, { feature: 'sign-in', description: 'Password failures per address per day.' }),
+  PHONE_DORMANT_DAYS: int(0, 3650).default(365)
+    .register(configDocs, { feature: 'sign-in', description: 'Days without a sign-in or a session\'s use after which an account is dormant: a sign-in that proves only its phone (an SMS code) then also asks for another of its factors, `SECOND_PROOF_REQUIRED` (carriers give unused numbers to new people; see [dormant accounts](sign-in.md#dormant-accounts)). `0` switches the rule off.' }),
   CODE_FAILURES_PER_PHONE_IP: int(1).default(10)
     .register(configDocs, { feature: 'sign-in', description: 'Wrong codes (login, register, reset-password, delete-account) per phone and address in 15 minutes; above `CODE_MAX_ATTEMPTS`, so that a code\'s owner meets its burn first.' }),
   CODE_FAILURES_PER_IP_DAILY: int(1).default(100)
@@ -260,6 +262,8 @@ export interface Config {
   securityEvents: { retentionDays: number };
   auditLog: { retentionDays: number };
   loginFailures: { perPhoneIp: number; perIpDaily: number };
+  /** Days unused after which a sign-in by the phone alone asks for another factor (0: never). */
+  phoneDormantDays: number;
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
   avatar: {
@@ -446,6 +450,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     securityEvents: { retentionDays: e.SECURITY_EVENT_RETENTION_DAYS },
     auditLog: { retentionDays: e.AUDIT_LOG_RETENTION_DAYS },
     loginFailures: { perPhoneIp: e.LOGIN_FAILURES_PER_PHONE_IP, perIpDaily: e.LOGIN_FAILURES_PER_IP_DAILY },
+    phoneDormantDays: e.PHONE_DORMANT_DAYS,
     password: { bcryptCost: e.BCRYPT_COST, hashThreads: e.PASSWORD_HASH_THREADS, minLength: 8, maxBytes: 72 },
     tokens: {
       accessTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,

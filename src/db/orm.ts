@@ -37,6 +37,7 @@ import { Migration20261125080000 } from './migrations/Migration20261125080000.js
 import { Migration20261126090000 } from './migrations/Migration20261126090000.js';
 import { Migration20261126091000 } from './migrations/Migration20261126091000.js';
 import { Migration20261126100000 } from './migrations/Migration20261126100000.js';
+import { Migration20261128061000 } from './migrations/Migration20261128061000.js';
 import { ExternalIdentity } from '../modules/identity/identity.entity.js';
 import { IdentityTicket } from '../modules/identity/identity-ticket.entity.js';
 import { OidcFlow } from '../modules/identity/oidc-flow.entity.js';
@@ -87,6 +88,7 @@ const migrations = [
   { name: 'Migration20261126090000', class: Migration20261126090000 },
   { name: 'Migration20261126091000', class: Migration20261126091000 },
   { name: 'Migration20261126100000', class: Migration20261126100000 },
+  { name: 'Migration20261128061000', class: Migration20261128061000 },
 ];
 
 /**

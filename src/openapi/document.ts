@@ -13,6 +13,7 @@ import {
 } from '../modules/auth/auth.inputs.js';
 import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ResultSchema } from '../modules/identity/identity.inputs.js';
 import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
+import { SecondProofSchema } from '../modules/auth/second-proof.inputs.js';
 import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
 import { describe as describeCode } from '../shared/errors/catalogue.js';
@@ -90,7 +91,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'SECOND_PROOF_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
@@ -101,6 +102,12 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/auth/mfa/verify', summary: 'Finish a sign-in or a step-up that answered MFA_REQUIRED with a TOTP or recovery code', auth: 'none', body: VerifyMfaSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in, or (a step-up) fresh tokens of the session that asked; the access token names both factors in amr' },
     errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/second-proof', auth: 'none', body: SecondProofSchema,
+    summary: "Finish a dormant account's sign-in that answered SECOND_PROOF_REQUIRED with exactly one of its password, a TOTP code or a recovery code",
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in (a TOTP or recovery code); after a password, an account with TOTP on answers MFA_REQUIRED' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'INVALID_CREDENTIALS', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
@@ -161,7 +168,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/oidc/link', summary: "Link an identity no account has to a phone's account (created when there is none) with the phone's login code, and sign in", auth: 'none', body: LinkByPhoneSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in (isNewUser when the account was created)' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'IDENTITY_ALREADY_LINKED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'IDENTITY_ALREADY_LINKED', 'SECOND_PROOF_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   { method: 'get', path: '/api/v1/users/me', summary: 'The signed-in user', auth: 'bearer', ok: { status: 200, schema: UserJson, description: 'The user' }, errors: BEARER },
   {

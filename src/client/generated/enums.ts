@@ -62,6 +62,8 @@ export type ErrorCode =
   | 'REGISTRATION_DISABLED'
   /** HTTP 408, Request timeout. No other members. The connection is closed. */
   | 'REQUEST_TIMEOUT'
+  /** HTTP 401, Second proof required. `proofToken` (string, single use, 5 minutes): finish with completeSecondProof (POST /api/v1/auth/second-proof) and one of the account's password, a TOTP code or a recovery code; `methods` (array of `password`, `totp`, `recovery`, `passkey`, `identity`): what the account has (`passkey` and `identity`: sign in with the passkey, or through the linked provider, instead). A sign-in by SMS code to a dormant account. */
+  | 'SECOND_PROOF_REQUIRED'
   /** HTTP 503, Service unavailable. `retryAfter` (integer seconds, also the Retry-After header) when the service paused the operation on purpose (SMS to a region); none when a store it needs is unreachable. */
   | 'SERVICE_UNAVAILABLE'
   /** HTTP 502, SMS delivery failed. No other members. */

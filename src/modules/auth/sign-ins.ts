@@ -14,6 +14,7 @@ import { firstFactorAmr, type Amr } from './amr.js';
 import { NO_AUTH_METRICS, type AuthMetrics, type SignInMetricMethod } from './auth-metrics.js';
 import type { CodePurpose } from './code-purpose.js';
 import type { ExternalIdentities, ExternalSignIn, SecondFactors } from './second-factor.js';
+import { provesOnlyThePhone, type DormantAccounts } from './second-proof.js';
 import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 
@@ -41,6 +42,8 @@ export interface SignInDependencies {
   identities: Pick<ExternalIdentities, 'link'>;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
+  /** The dormant-account rule: a sign-in by the phone alone to an account long unused asks another proof. */
+  dormant?: Pick<DormantAccounts, 'demand'>;
 }
 
 export interface SignInOptions {
@@ -86,6 +89,8 @@ export class SignIns {
     const { isNewUser, gate = false, amr = firstFactorAmr(method), external } = options;
     const { db, sessions, accounts, events, secondFactors, identities } = this.deps;
     if (gate) {
+      // Before the second factor's gate: a recycled number's new holder is asked what only the account's owner has.
+      if (provesOnlyThePhone(amr)) await this.deps.dormant?.demand(userId, method, amr, external);
       const challenge = await secondFactors.challenge(userId, method, amr, client, external);
       if (challenge) {
         if (await accounts.isBlocked(userId)) throw accountBlocked();
