@@ -133,6 +133,20 @@ describe.each(TRANSPORTS)('a dormant account signing in by SMS code, over %s', (
     signedIn(await secondProof(t, { proofToken, password: GOOD_PASSWORD }, transport));
   });
 
+  it('a proofToken lives 5 minutes, and a password reset ends it as it ends an mfaToken', async () => {
+    const user = await registerUser(t);
+    await makeDormant(t, user.userId);
+    const expiring = await proofRequired(t, user.phone, transport);
+    const [row] = await t.sql<{ ttl: number }>("select extract(epoch from expires_at - created_at)::int as ttl from mfa_challenges where user_id = $1 and purpose = 'second-proof'", [user.userId]);
+    expect(row!.ttl).toBe(300);
+    await t.sql("update mfa_challenges set expires_at = now() - interval '1 second' where user_id = $1", [user.userId]);
+    expectRefused(await secondProof(t, { proofToken: expiring.proofToken, password: GOOD_PASSWORD }, transport), transport, 400, 'INVALID_CODE');
+    const { proofToken } = await proofRequired(t, user.phone, transport);
+    const code = await requestCode(t, user.phone, 'reset-password');
+    expect((await t.http.post('/api/v1/auth/reset-password', { phone: user.phone, code, newPassword: 'a-new-good-pass-99' })).status).toBe(204);
+    expectRefused(await secondProof(t, { proofToken, password: 'a-new-good-pass-99' }, transport), transport, 400, 'INVALID_CODE');
+  });
+
   it('an account whose only factor is its phone signs in as before', async () => {
     const user = await signInWithCode(t);
     await makeDormant(t, user.userId);

@@ -74,6 +74,13 @@ export async function secondProof(t: TestServer, proof: Proof, transport: Transp
   return outcome(await t.http.post('/graphql', { query, variables }), transport, 'completeSecondProof');
 }
 
+/** POST /auth/oidc/link, or linkExternalIdentity: a link token's identity linked with a phone's login code. */
+export async function linkByPhone(t: TestServer, input: { linkToken: string; phone: string; code: string }, transport: Transport): Promise<Outcome> {
+  if (transport === 'REST') return outcome(await t.http.post('/api/v1/auth/oidc/link', input), transport, '');
+  const query = `mutation($l: String!, $p: String!, $c: String!) { linkExternalIdentity(linkToken: $l, phone: $p, code: $c) { ${PAYLOAD} } }`;
+  return outcome(await t.http.post('/graphql', { query, variables: { l: input.linkToken, p: input.phone, c: input.code } }), transport, 'linkExternalIdentity');
+}
+
 /** POST /auth/mfa/verify, or verifyMfa. */
 export async function verifyMfa(t: TestServer, mfaToken: string, code: string, transport: Transport): Promise<Outcome> {
   if (transport === 'REST') return outcome(await t.http.post('/api/v1/auth/mfa/verify', { mfaToken, code }), transport, '');
