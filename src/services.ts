@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
-import type { Sweeper } from './db/janitor.js';
+import type { ScheduledJob, Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
 import { AdminService, type FactorSummaries } from './modules/admin/admin.service.js';
@@ -28,6 +28,10 @@ import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
 import { PasskeyRecords } from './modules/passkey/passkey-records.js';
 import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
 import { PasskeyService } from './modules/passkey/passkey.service.js';
+import { PhoneChangeRepository } from './modules/phone-change/phone-change.repository.js';
+import { PhoneChangeService } from './modules/phone-change/phone-change.service.js';
+import { PhoneChangeSms } from './modules/phone-change/phone-change-sms.js';
+import { PhoneChangeApplier } from './modules/phone-change/phone-change-apply.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
 import { SecurityEventService } from './modules/security-event/security-event.service.js';
 import { SessionRepository } from './modules/session/session.repository.js';
@@ -77,6 +81,8 @@ export interface Services {
   sessions: SessionService;
   /** The signed-in user's passkeys; AuthService signs in with them. */
   passkeys: PasskeyService;
+  /** Changes of the account's phone number; operators' changes go through requestByOperator. */
+  phoneChanges: PhoneChangeService;
   securityEvents: SecurityEventService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
@@ -91,6 +97,8 @@ export interface Services {
   limits: { avatarMaxBytes: number };
   /** The owners of expiring rows, swept by the janitor. */
   sweepers: Sweeper[];
+  /** What the janitor runs when its time comes: waiting phone changes apply. */
+  jobs: ScheduledJob[];
   /** Where counters live, for the start-up summary. */
   counterStore: string;
   /** Whether the stores besides the database answer (Redis when configured). */
@@ -227,8 +235,36 @@ export async function createServices(
     },
     { dormantDays: config.phoneDormantDays },
   );
+  const phoneChangeRepository = new PhoneChangeRepository(db);
+  const phoneChangeSms = new PhoneChangeSms(
+    { limiter, smsGuard, sms, events, logger },
+    { codeLength: config.code.length, codeTtlSeconds: config.code.ttlSeconds, sendCode: config.sendCode },
+  );
+  const phoneChanges = new PhoneChangeService(
+    {
+      db,
+      changes: phoneChangeRepository,
+      accounts,
+      sessions,
+      events,
+      codes,
+      secondFactor: mfa,
+      sms: phoneChangeSms,
+      codeKey: codeHashKey(secret),
+      applier: new PhoneChangeApplier(
+        { db, changes: phoneChangeRepository, accounts, sessions, events, sms: phoneChangeSms, logger },
+        { defaultPhoneRegion: config.defaultPhoneRegion, perThirtyDays: config.phoneChange.perThirtyDays },
+      ),
+    },
+    {
+      defaultPhoneRegion: config.defaultPhoneRegion,
+      recoveryDelayHours: config.phoneChange.recoveryDelayHours,
+      codeTtlSeconds: config.code.ttlSeconds,
+      codeMaxAttempts: config.code.maxAttempts,
+    },
+  );
   const signIns = new SignIns(
-    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics, dormant },
+    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics, phoneChanges, dormant },
     { refreshTtlSeconds: config.tokens.refreshTtlSeconds },
   );
   const auth = new AuthService(
@@ -285,6 +321,7 @@ export async function createServices(
     }),
     sessions,
     passkeys,
+    phoneChanges,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
     avatarStorage,
@@ -296,7 +333,8 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, mfa, passkeys, identities, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, mfa, passkeys, identities, phoneChanges, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    jobs: [{ name: 'phone-changes', intervalMs: 60_000, run: () => phoneChanges.applyDue() }],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -93,6 +93,10 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sign-in', description: 'Codes per phone per day, any purpose.' }),
   SEND_CODE_PER_IP_HOURLY: int(1).default(20)
     .register(configDocs, { feature: 'sign-in', description: 'Codes per client address per hour.' }),
+  PHONE_RECOVERY_DELAY_HOURS: int(0, 24 * 365).default(72)
+    .register(configDocs, { feature: 'phone-changes', description: 'How long a change of the phone number waits without an account proof (the lost-phone path, an operator\'s change) before it applies; the account can cancel it meanwhile.' }),
+  PHONE_CHANGES_PER_30_DAYS: int(1).default(3)
+    .register(configDocs, { feature: 'phone-changes', description: 'Phone number changes applied per account in 30 days; a further one is `RATE_LIMITED` until the oldest is 30 days old.' }),
   SEND_CODE_COUNTRIES_PER_IP_DAILY: int(1).default(5)
     .register(configDocs, { feature: 'sms-pumping', description: 'Distinct regions one address may ask codes for in a day.' }),
   SMS_ALLOWED_COUNTRIES: z.string().optional()
@@ -257,6 +261,8 @@ export interface Config {
    */
   code: { length: 6; ttlSeconds: number; maxAttempts: number; failures: { perPhoneIp: number; perIpDaily: number } };
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
+  /** Changes of the phone number: the wait without an account proof, and the changes applied per account in 30 days. */
+  phoneChange: { recoveryDelayHours: number; perThirtyDays: number };
   /** SMS pumping (toll fraud) defences of send-code. */
   smsFraud: SmsFraudConfig;
   securityEvents: { retentionDays: number };
@@ -446,6 +452,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       perPhoneDaily: e.SEND_CODE_PER_PHONE_DAILY,
       perIpHourly: e.SEND_CODE_PER_IP_HOURLY,
     },
+    phoneChange: { recoveryDelayHours: e.PHONE_RECOVERY_DELAY_HOURS, perThirtyDays: e.PHONE_CHANGES_PER_30_DAYS },
     smsFraud,
     securityEvents: { retentionDays: e.SECURITY_EVENT_RETENTION_DAYS },
     auditLog: { retentionDays: e.AUDIT_LOG_RETENTION_DAYS },

@@ -13,6 +13,7 @@ import {
 } from '../modules/auth/auth.inputs.js';
 import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ResultSchema } from '../modules/identity/identity.inputs.js';
 import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
+import { PhoneChangeCodeSchema, StartPhoneChangeSchema, VerifyAccountSchema } from '../modules/phone-change/phone-change.inputs.js';
 import { SecondProofSchema } from '../modules/auth/second-proof.inputs.js';
 import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
@@ -30,6 +31,7 @@ import {
   PasskeyJson,
   PasskeyLoginOptionsJson,
   PasskeyRegistrationOptionsJson,
+  PhoneChangeJson,
   Problem,
   PublicConfigJson,
   RecoveryCodesJson,
@@ -217,6 +219,39 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/users/me/mfa/recovery-codes', summary: 'Replace the recovery codes, with a TOTP or recovery code', auth: 'bearer', body: MfaCodeSchema,
     ok: { status: 200, schema: RecoveryCodesJson, description: 'The new codes, shown once; the old ones stop working' },
     errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/users/me/phone-change', summary: 'The pending (PENDING or WAITING) change of the phone number', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The change' }, errors: ['NOT_FOUND', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change', summary: 'Start a change of the phone number (replaces a pending one); a code goes to the new number', auth: 'bearer', body: StartPhoneChangeSchema,
+    ok: { status: 201, schema: PhoneChangeJson, description: 'PENDING' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/verify-new', summary: "Prove the new number with its code", auth: 'bearer', body: PhoneChangeCodeSchema,
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The new number proven; APPLIED when the account was proven too' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/send-current-code', summary: 'Send a code to the current number (the account proof)', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'Sent' },
+    errors: ['NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/verify-account', summary: "Prove the account: the current number's code, a TOTP or a recovery code (at most one; none: the session's recent passkey, provider or second factor)", auth: 'bearer', body: VerifyAccountSchema,
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The account proven; APPLIED when the new number was proven too' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/wait', summary: 'The lost-phone path: the change waits PHONE_RECOVERY_DELAY_HOURS, told to the current number', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'WAITING, with appliesAt' },
+    errors: ['VALIDATION_FAILED', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/phone-change', summary: 'Cancel the pending or waiting change', auth: 'bearer',
+    ok: { status: 204, description: 'Cancelled' }, errors: ['NOT_FOUND', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',

@@ -174,6 +174,17 @@ export type WebhookDeliveryJson = z.infer<typeof WebhookDeliveryJson>;
 export const WebhookDeliveryListJson = z.object({ items: z.array(WebhookDeliveryJson).describe('Newest first'), nextCursor });
 export type WebhookDeliveryListJson = z.infer<typeof WebhookDeliveryListJson>;
 
+export const PhoneChangeJson = z.object({
+  id: z.string(),
+  phone: z.string().describe('The new number, E.164'),
+  status: z.enum(['PENDING', 'WAITING', 'APPLIED', 'CANCELLED']),
+  newPhoneProven: z.boolean().describe('Whether the code sent to the new number was given'),
+  accountProven: z.boolean().describe('Whether the account was proven within the last 10 minutes (or, for APPLIED, was)'),
+  appliesAt: timestamp.nullable().describe('For WAITING: when it applies unless cancelled'),
+  createdAt: timestamp,
+});
+export type PhoneChangeJson = z.infer<typeof PhoneChangeJson>;
+
 export const MfaStatusJson = z.object({
   totp: z.boolean().describe('Whether TOTP is on (confirmed)'),
   recoveryCodesLeft: z.int().describe('Recovery codes not used yet'),

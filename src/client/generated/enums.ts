@@ -54,6 +54,8 @@ export type ErrorCode =
   | 'PERSISTED_QUERY_NOT_FOUND'
   /** HTTP 409, Phone already registered. No other members. */
   | 'PHONE_ALREADY_REGISTERED'
+  /** HTTP 409, Phone taken. No other members. A phone change's new number belongs to another account; told only once the new number was proven with its code. */
+  | 'PHONE_TAKEN'
   /** HTTP 401, Phone verification required. `linkToken` (string, 10 minutes): finish with linkExternalIdentity (POST /api/v1/auth/oidc/link) and an SMS login code of the phone; `identity` (`{ provider, email, name }`, email and name may be null): the external identity to link, as its provider describes it. */
   | 'PHONE_VERIFICATION_REQUIRED'
   /** HTTP 429, Too many requests. `retryAfter` (integer seconds, at least 1): when a retry may pass; also the Retry-After header. */
@@ -91,6 +93,17 @@ export type MfaMethod =
   /** A 6-digit code of the authenticator app (TOTP) */
   | 'totp';
 
+/** Where a change of the phone number stands */
+export type PhoneChangeStatus =
+  /** Done: the account has the new number */
+  | 'APPLIED'
+  /** Cancelled, replaced, or refused when it was to apply */
+  | 'CANCELLED'
+  /** Started: waiting for its proofs (the new phone, the account) */
+  | 'PENDING'
+  /** The new phone proven without an account proof: applies at appliesAt unless cancelled */
+  | 'WAITING';
+
 /** What an account may do beyond its own data */
 export type Role =
   | 'ADMIN'
@@ -115,6 +128,9 @@ export type SecurityEventType =
   | 'PASSKEY_REMOVED'
   | 'PASSWORD_CHANGED'
   | 'PASSWORD_RESET'
+  | 'PHONE_CHANGED'
+  | 'PHONE_CHANGE_CANCELLED'
+  | 'PHONE_CHANGE_REQUESTED'
   | 'PROFILE_CHANGED'
   | 'RECOVERY_CODE_USED'
   | 'REFRESH_REUSE'

@@ -42,6 +42,8 @@ export interface SignInDependencies {
   identities: Pick<ExternalIdentities, 'link'>;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
+  /** Phone changes: a code sign-in (the current phone proven) cancels one waiting for a lost phone. */
+  phoneChanges?: { cancelWaitingOnSignIn(userId: string, phone: string, sessionId: string, client: ClientInfo): Promise<void> };
   /** The dormant-account rule: a sign-in by the phone alone to an account long unused asks another proof. */
   dormant?: Pick<DormantAccounts, 'demand'>;
 }
@@ -104,6 +106,8 @@ export class SignIns {
       const session = await sessions.create(userId, client, method.toLowerCase(), amr, provider);
       if (external?.link) await identities.link(userId, external.link, client, { signedIn: true, sessionId: session.sessionId });
       await events.record({ type: SecurityEventType.SIGN_IN, method, provider, userId, phone: account.phone, sessionId: session.sessionId, client });
+      // A code proved the current phone: its holder is back, and a change waiting for a lost phone ends.
+      if (method === SignInMethod.CODE) await this.deps.phoneChanges?.cancelWaitingOnSignIn(userId, account.phone, session.sessionId, client);
       return [session, account] as const;
     });
     return this.payload(issued, user, isNewUser);

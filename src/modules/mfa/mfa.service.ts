@@ -268,6 +268,15 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
   }
 
   /**
+   * `change` of the signed-in user's, in the transaction that spends `code` (a TOTP or an unused
+   * recovery code; the account's row held): a phone change's account proof. INVALID_CODE when the
+   * code does not pass, NOT_FOUND while TOTP is off.
+   */
+  withSecondFactorCode<T>(principal: Principal, code: string, client: ClientInfo, change: () => Promise<T>): Promise<T> {
+    return this.withCode(principal, code, client, change);
+  }
+
+  /**
    * Runs `change` in one transaction once `code` (a TOTP or an unused recovery code) is spent;
    * NOT_FOUND while TOTP is off. A wrong code counts against the account's failure limits, as at sign-in.
    */

@@ -58,6 +58,7 @@ const CATALOGUE: Readonly<Record<ErrorCode, ErrorDescription>> = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', extensions: `${NONE} The connection is closed.` },
   PHONE_ALREADY_REGISTERED: { status: 409, title: 'Phone already registered', extensions: NONE },
   MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor already enabled', extensions: NONE },
+  PHONE_TAKEN: { status: 409, title: 'Phone taken', extensions: `${NONE} A phone change's new number belongs to another account; told only once the new number was proven with its code.` },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', extensions: NONE },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', extensions: NONE },
   INVALID_IMAGE: { status: 422, title: 'Invalid image', extensions: NONE },
