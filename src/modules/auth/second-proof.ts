@@ -84,7 +84,13 @@ export class DormantAccounts {
 
   private async isDormant(userId: string): Promise<boolean> {
     const { accounts, factors } = this.deps;
-    const [activity, sessionUse] = await Promise.all([accounts.activity(userId).catch(() => undefined), factors.lastSessionUse(userId)]);
+    // A deleted account (UNAUTHENTICATED) is no dormant one: the sign-in fails further on as for a
+    // missing account. Anything else (the database away) fails the sign-in, never the rule open.
+    const gone = (error: unknown) => {
+      if (error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED) return undefined;
+      throw error;
+    };
+    const [activity, sessionUse] = await Promise.all([accounts.activity(userId).catch(gone), factors.lastSessionUse(userId)]);
     if (!activity) return false;
     const last = Math.max(activity.memberSince.getTime(), activity.lastLoginAt?.getTime() ?? 0, sessionUse?.getTime() ?? 0);
     return last < Date.now() - this.settings.dormantDays * DAY_MS;
