@@ -5,6 +5,7 @@ import type { ScheduledJob, Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
 import { AdminService, type FactorSummaries } from './modules/admin/admin.service.js';
+import { auditOperatorPhoneChange } from './modules/admin/phone-change-audit.js';
 import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
@@ -252,7 +253,7 @@ export async function createServices(
       sms: phoneChangeSms,
       codeKey: codeHashKey(secret),
       applier: new PhoneChangeApplier(
-        { db, changes: phoneChangeRepository, accounts, sessions, events, sms: phoneChangeSms, logger },
+        { db, changes: phoneChangeRepository, accounts, sessions, events, sms: phoneChangeSms, logger, operatorChangeApplied: auditOperatorPhoneChange(audit) },
         { defaultPhoneRegion: config.defaultPhoneRegion, perThirtyDays: config.phoneChange.perThirtyDays },
       ),
     },
@@ -318,6 +319,7 @@ export async function createServices(
         identitiesOf: (ids) => identities.listForUsers(ids),
       } satisfies FactorSummaries,
       pendingSignIns,
+      phoneChanges,
     }),
     sessions,
     passkeys,

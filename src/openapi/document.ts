@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from '../modules/account/account.inputs.js';
-import { BlockUserSchema, SetRoleSchema } from '../modules/admin/admin.inputs.js';
+import { BlockUserSchema, ChangePhoneSchema, SetRoleSchema } from '../modules/admin/admin.inputs.js';
 import {
   CodeLoginSchema,
   LogoutSchema,
@@ -341,6 +341,13 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/admin/users/{id}/block', summary: 'Block an account and end its sessions (ADMIN)', auth: 'bearer', body: BlockUserSchema,
     ok: { status: 200, schema: AdminUserJson, description: 'The blocked account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users/{id}/phone',
+    summary: "Start a change of another account's phone number (ADMIN; never one's own): it always waits PHONE_RECOVERY_DELAY_HOURS, told to the account, which may cancel it (audited as PHONE_CHANGE_REQUESTED, and PHONE_CHANGED when it applies)",
+    auth: 'bearer', body: ChangePhoneSchema,
+    ok: { status: 201, schema: PhoneChangeJson, description: 'WAITING, with appliesAt' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'NOT_FOUND', 'FORBIDDEN', 'ACCOUNT_BLOCKED', 'PHONE_TAKEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
   },
   {
     method: 'put', path: '/api/v1/admin/users/{id}/role', summary: "Give another account a role (ADMIN; never one's own)", auth: 'bearer', body: SetRoleSchema,

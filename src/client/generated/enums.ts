@@ -5,6 +5,8 @@ export type AccountStatus =
 
 /** What an operator did */
 export type AuditAction =
+  | 'PHONE_CHANGED'
+  | 'PHONE_CHANGE_REQUESTED'
   | 'ROLE_CHANGED'
   | 'SESSIONS_REVOKED'
   | 'USER_BLOCKED'
