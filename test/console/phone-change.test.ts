@@ -7,7 +7,7 @@ import { describe, expect } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
 import { newPhone } from '../helpers/server.js';
 import { button, field, focused, makeOperator, national, openAccount, signInWithPassword } from './drive.js';
-import { consoleSuite, expectAccessible, inBrowser, leave, screenshot, visit } from './support.js';
+import { consoleSuite, expectAccessible, inBrowser, leave, visit } from './support.js';
 
 const { t, origin, browser } = consoleSuite();
 const REASON = 'Reason (required, up to 500 characters)';
@@ -47,7 +47,6 @@ describe("the operator console, an account's phone number", () => {
       await dialog.getByText('INVALID_PHONE').waitFor();
       expect(await field(page, REASON).inputValue()).toBe('  Lost phone; identity checked in ticket 4711 ');
       await expectAccessible(page, 'phone change dialog');
-      await screenshot(page, 'phone-change-dialog');
       await field(page, 'New phone number').fill(national(to));
       await button(page, 'Start the change').click();
       await dialog.waitFor({ state: 'hidden' });
