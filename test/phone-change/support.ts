@@ -17,7 +17,7 @@ import { expectProblem } from '../rest/support.js';
 export type Transport = 'REST' | 'GraphQL';
 export const TRANSPORTS: Transport[] = ['REST', 'GraphQL'];
 
-export const CHANGE = '/api/v1/users/me/phone-change';
+const CHANGE = '/api/v1/users/me/phone-change';
 
 /** Webhooks to a receiver that never answers, retried in an hour: the outbox keeps what was announced. */
 export const WEBHOOKS = { WEBHOOK_URLS: 'http://127.0.0.1:9/hooks', WEBHOOK_SECRET: `whsec_${Buffer.from('a-test-signing-key-of-32-bytes!!').toString('base64')}`, WEBHOOK_RETRY_SCHEDULE: '1h' };

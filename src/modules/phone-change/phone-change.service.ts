@@ -19,7 +19,7 @@ import { asTaken, taken, type PhoneChangeApplier } from './phone-change-apply.js
 import { sessionProvesAccount, isRecent, toView, type PhoneChangeView } from './phone-change.view.js';
 
 /** TOTP and recovery codes, as a phone change's account proof: `change` runs in the transaction that spends the code. */
-export interface SecondFactorCode {
+interface SecondFactorCode {
   withSecondFactorCode<T>(principal: Principal, code: string, client: ClientInfo, change: () => Promise<T>): Promise<T>;
 }
 

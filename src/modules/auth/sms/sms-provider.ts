@@ -1,7 +1,7 @@
 import type { CodePurpose } from '../code-purpose.js';
 
 /** What an SMS is for: a code of a purpose, or the notice of a phone change to the account's number. */
-export type SmsPurpose = CodePurpose | typeof PHONE_CHANGE_NOTICE;
+type SmsPurpose = CodePurpose | typeof PHONE_CHANGE_NOTICE;
 
 export const PHONE_CHANGE_NOTICE = 'phone-change-notice';
 
