@@ -16,10 +16,12 @@ import {
   phoneOf,
   provenNewPhone,
   refusal,
+  sendCurrentCode,
   SERVER_ENV,
   start,
   TRANSPORTS,
   userUpdates,
+  verifyAccount,
   verifyNew,
   wait,
   WEBHOOKS,
@@ -95,6 +97,21 @@ describe.each(TRANSPORTS)('a change waiting for a lost phone, over %s', (transpo
     // The old number is free at once: someone else signs up with it.
     const newcomer = await signInWithCode(b, user.phone);
     expect(newcomer.body.isNewUser).toBe(true);
+  });
+
+  it('applies at once when the account is proven after all (the phone was found), with no delay and no session ended', async () => {
+    const user = await signInWithCode(a);
+    const other = await signInWithCode(a, user.phone);
+    const target = newPhone();
+    await provenNewPhone(a, user.accessToken, target, transport);
+    accepted(await wait(a, user.accessToken, transport));
+    accepted(await sendCurrentCode(a, user.accessToken, transport));
+    const applied = accepted(await verifyAccount(a, user.accessToken, { code: await a.codeFor(user.phone, 'phone-change-current') }, transport));
+    expect(applied).toMatchObject({ status: 'APPLIED', accountProven: true, appliesAt: null });
+    expect(await phoneOf(a, user.userId)).toBe(target);
+    expect(await liveSessions(a, user.userId)).toHaveLength(2);
+    expect((await a.http.get('/api/v1/users/me', { token: other.accessToken })).status).toBe(200);
+    expect(await b.server.services.phoneChanges.applyDue()).toBe(0);
   });
 
   it('is cancelled by any session of the account (PHONE_CHANGE_CANCELLED), and does not apply after the delay', async () => {
