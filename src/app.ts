@@ -25,6 +25,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { jwksRoute } from './modules/auth/jwks.routes.js';
 import type { Principal } from './modules/account/principal.js';
 import { mfaRoutes } from './modules/mfa/mfa.routes.js';
+import { phoneChangeRoutes } from './modules/phone-change/phone-change.routes.js';
 import { identityRoutes, oidcRoutes } from './modules/identity/identity.routes.js';
 import { publicConfigRoutes } from './modules/public-config/public-config.routes.js';
 import { securityEventRoutes } from './modules/security-event/security-event.routes.js';
@@ -171,7 +172,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
   app.use('/api/v1/auth', restJson, authRoutes(services), publicConfigRoutes(services), oidcRoutes(services));
-  app.use('/api/v1/users', restJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services), identityRoutes(services));
+  app.use('/api/v1/users', restJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), phoneChangeRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services), identityRoutes(services));
   app.use('/api/v1/admin', restJson, adminRoutes(services));
   app.use('/api/v1/internal', restJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));

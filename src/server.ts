@@ -5,7 +5,7 @@ import type { Express } from 'express';
 import { createApp } from './app.js';
 import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
-import { startJanitor } from './db/janitor.js';
+import { startJanitor, startJobs } from './db/janitor.js';
 import { openOrm, type MikroORM } from './db/orm.js';
 import { Database } from './db/database.js';
 import { assertMigratable, checkSessions, databasePlan, describePlan, migrateAsPlanned, PoolModeError } from './db/plan.js';
@@ -69,6 +69,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
     const { express, listener, apollo, clientError } = await createApp({ config, services, logger, ready, metrics, fastPaths: options.fastPaths });
     const stopJanitor = startJanitor(services.sweepers, logger);
+    const stopJobs = startJobs(services.jobs, logger);
     const dispatcher = services.webhooks.enabled
       ? new WebhookDispatcher(services.webhooks, { ...config.webhooks, logger, onDelivery: deliveryListener(metrics, options.onWebhookDelivery) })
       : undefined;
@@ -106,6 +107,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       async stop() {
         stopping = true;
         stopJanitor();
+        stopJobs();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Keep-alive connections become idle as their last request finishes: close them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 100);

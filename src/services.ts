@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config/config.js';
 import type { Database } from './db/database.js';
-import type { Sweeper } from './db/janitor.js';
+import type { ScheduledJob, Sweeper } from './db/janitor.js';
 import { AccountRepository } from './modules/account/account.repository.js';
 import { AccountService } from './modules/account/account.service.js';
 import { AdminService, type FactorSummaries } from './modules/admin/admin.service.js';
+import { auditOperatorPhoneChange } from './modules/admin/phone-change-audit.js';
 import { AuditLogRepository } from './modules/audit/audit-log.repository.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { PasswordCheck } from './modules/auth/password-check.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { ExternalSignInService } from './modules/auth/external-sign-in.service.js';
 import { SignIns } from './modules/auth/sign-ins.js';
+import { DormantAccounts, type AccountFactors } from './modules/auth/second-proof.js';
+import { SecondProofService } from './modules/auth/second-proof.service.js';
+import { SecondProofTokens } from './modules/mfa/second-proof-tokens.js';
 import { IdentityRepository } from './modules/identity/identity.repository.js';
 import { IdentityService } from './modules/identity/identity.service.js';
 import { PendingIdentityFlows } from './modules/identity/pending-identity-flows.js';
@@ -25,6 +29,10 @@ import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
 import { PasskeyRecords } from './modules/passkey/passkey-records.js';
 import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
 import { PasskeyService } from './modules/passkey/passkey.service.js';
+import { PhoneChangeRepository } from './modules/phone-change/phone-change.repository.js';
+import { PhoneChangeService } from './modules/phone-change/phone-change.service.js';
+import { PhoneChangeSms } from './modules/phone-change/phone-change-sms.js';
+import { PhoneChangeApplier } from './modules/phone-change/phone-change-apply.js';
 import { SecurityEventRepository } from './modules/security-event/security-event.repository.js';
 import { SecurityEventService } from './modules/security-event/security-event.service.js';
 import { SessionRepository } from './modules/session/session.repository.js';
@@ -59,6 +67,8 @@ import { AppError, ErrorCode } from './shared/errors/app-error.js';
 
 export interface Services {
   auth: AuthService;
+  /** Finishes a dormant account's sign-in that answered SECOND_PROOF_REQUIRED. */
+  secondProof: SecondProofService;
   /** Sign-in through external OpenID Connect providers. */
   externalSignIn: ExternalSignInService;
   /** The external identities: web flows, ID tokens, the signed-in user's linked identities. */
@@ -72,6 +82,8 @@ export interface Services {
   sessions: SessionService;
   /** The signed-in user's passkeys; AuthService signs in with them. */
   passkeys: PasskeyService;
+  /** Changes of the account's phone number; operators' changes go through requestByOperator. */
+  phoneChanges: PhoneChangeService;
   securityEvents: SecurityEventService;
   avatars: AvatarService;
   avatarStorage: AvatarStorage;
@@ -86,6 +98,8 @@ export interface Services {
   limits: { avatarMaxBytes: number };
   /** The owners of expiring rows, swept by the janitor. */
   sweepers: Sweeper[];
+  /** What the janitor runs when its time comes: waiting phone changes apply. */
+  jobs: ScheduledJob[];
   /** Where counters live, for the start-up summary. */
   counterStore: string;
   /** Whether the stores besides the database answer (Redis when configured). */
@@ -209,8 +223,49 @@ export async function createServices(
     },
     { returnUrls: config.identity.returnUrls, requireBinding: config.identity.requireBinding, failuresPerIpDaily: config.loginFailures.perIpDaily },
   );
+  const proofTokens = new SecondProofTokens(mfaRepository, mfa);
+  const dormant = new DormantAccounts(
+    {
+      accounts,
+      factors: {
+        mfaStatus: (id) => mfa.status(id),
+        identityCount: async (id) => (await identities.listFor(id)).length,
+        lastSessionUse: (id) => sessions.lastUse(id),
+      } satisfies AccountFactors,
+      tokens: proofTokens,
+    },
+    { dormantDays: config.phoneDormantDays },
+  );
+  const phoneChangeRepository = new PhoneChangeRepository(db);
+  const phoneChangeSms = new PhoneChangeSms(
+    { limiter, smsGuard, sms, events, logger },
+    { codeLength: config.code.length, codeTtlSeconds: config.code.ttlSeconds, sendCode: config.sendCode },
+  );
+  const phoneChanges = new PhoneChangeService(
+    {
+      db,
+      changes: phoneChangeRepository,
+      accounts,
+      sessions,
+      events,
+      codes,
+      secondFactor: mfa,
+      sms: phoneChangeSms,
+      codeKey: codeHashKey(secret),
+      applier: new PhoneChangeApplier(
+        { db, changes: phoneChangeRepository, accounts, sessions, events, sms: phoneChangeSms, logger, operatorChangeApplied: auditOperatorPhoneChange(audit) },
+        { defaultPhoneRegion: config.defaultPhoneRegion, perThirtyDays: config.phoneChange.perThirtyDays },
+      ),
+    },
+    {
+      defaultPhoneRegion: config.defaultPhoneRegion,
+      recoveryDelayHours: config.phoneChange.recoveryDelayHours,
+      codeTtlSeconds: config.code.ttlSeconds,
+      codeMaxAttempts: config.code.maxAttempts,
+    },
+  );
   const signIns = new SignIns(
-    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics },
+    { db, accounts, codes, sessions, tokens, limiter, events, secondFactors: mfa, identities, metrics, phoneChanges, dormant },
     { refreshTtlSeconds: config.tokens.refreshTtlSeconds },
   );
   const auth = new AuthService(
@@ -245,6 +300,7 @@ export async function createServices(
   const statsRepository = new StatsRepository(db);
   return {
     auth,
+    secondProof: new SecondProofService({ accounts, passwords, tokens: proofTokens, signIns }),
     externalSignIn,
     identities,
     authenticator: new Authenticator(tokens, sessions),
@@ -263,9 +319,11 @@ export async function createServices(
         identitiesOf: (ids) => identities.listForUsers(ids),
       } satisfies FactorSummaries,
       pendingSignIns,
+      phoneChanges,
     }),
     sessions,
     passkeys,
+    phoneChanges,
     avatars: new AvatarService(db, accounts, events, avatarStorage, staging, logger),
     securityEvents: events,
     avatarStorage,
@@ -277,7 +335,8 @@ export async function createServices(
     sms,
     signingKeys,
     // Redis expires its counters itself; PostgreSQL's are swept.
-    sweepers: [codes, sessions, mfa, passkeys, identities, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    sweepers: [codes, sessions, mfa, passkeys, identities, phoneChanges, events, audit, webhooks, ...(counters instanceof PostgresRateLimitStore ? [counters] : [])],
+    jobs: [{ name: 'phone-changes', intervalMs: 60_000, run: () => phoneChanges.applyDue() }],
     counterStore: config.redis ? `Redis ${redactUrl(config.redis.url)}` : 'PostgreSQL',
     storesReady: () => (redis ? redis.ping().catch(() => false) : Promise.resolve(true)),
     close: async () => {

@@ -19,6 +19,7 @@ import { findPgBouncer, freePort, startPgBouncer } from './pgbouncer.mjs';
  * (and the sign-ins it leaves half-finished), passkeys (and their step-up), external providers over
  * two instances, refresh rotation and reuse detection, the limits across two instances, concurrent
  * single-use races, webhook outbox claims, admin block, and instances migrating a database together;
+ * phone changes applied by the janitor's job on another instance and their races for one number;
  * and the refresh grace window's races and the logout by refresh token (API.md 10.5) on two instances.
  */
 const POOLER_PASS = [
@@ -37,6 +38,8 @@ const POOLER_PASS = [
   'test/races.test.ts',
   'test/webhooks/instances.test.ts',
   'test/admin/blocked.test.ts',
+  'test/phone-change/waiting.test.ts',
+  'test/phone-change/taken.test.ts',
   'test/migrations.test.ts',
 ];
 

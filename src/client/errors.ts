@@ -13,11 +13,19 @@ export interface PendingIdentity {
   name: string | null;
 }
 
+/**
+ * What a dormant account can prove besides its phone (SECOND_PROOF_REQUIRED): `password`, `totp` and
+ * `recovery` go to `completeSecondProof` with the proofToken; `passkey` and `identity` mean signing in
+ * with the passkey, or through the linked provider, instead.
+ */
+export type SecondProofMethod = 'password' | 'totp' | 'recovery' | 'passkey' | 'identity';
+
 /** The members a code's `extensions` carry besides `code` (ErrorCode's values in the schema describe them). */
 export interface ExtensionsByCode {
   UNAUTHENTICATED: { reason?: UnauthenticatedReason };
   MFA_REQUIRED: { mfaToken: string; mfaMethods: MfaMethod[] };
   PHONE_VERIFICATION_REQUIRED: { linkToken: string; identity: PendingIdentity };
+  SECOND_PROOF_REQUIRED: { proofToken: string; methods: SecondProofMethod[] };
   RATE_LIMITED: { retryAfter?: number };
   VALIDATION_FAILED: { fields?: Record<string, string> };
 }

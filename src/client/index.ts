@@ -2,7 +2,7 @@
 // shared by the tabs of an origin), an Apollo Link that signs requests and renews tokens, the sign-in
 // steps as a discriminated union, and the API's refusals typed by ErrorCode. Apollo Client 4 and rxjs
 // are peer dependencies: the frontend brings its own.
-export { apiErrorIn, apiErrorOf, isApiError, type ApiError, type ErrorCode, type ExtensionsByCode, type ExtensionsOf, type MfaMethod, type PendingIdentity, type UnauthenticatedReason } from './errors.js';
+export { apiErrorIn, apiErrorOf, isApiError, type ApiError, type ErrorCode, type ExtensionsByCode, type ExtensionsOf, type MfaMethod, type PendingIdentity, type SecondProofMethod, type UnauthenticatedReason } from './errors.js';
 export { graphqlExchange, type GraphQLExchangeOptions } from './exchange.js';
 export { authLink, type AuthLinkOptions } from './link.js';
 export { memoryTokenStore } from './memory-store.js';

@@ -1,4 +1,4 @@
-import { apiErrorOf, isApiError, type MfaMethod, type PendingIdentity } from './errors.js';
+import { apiErrorOf, isApiError, type MfaMethod, type PendingIdentity, type SecondProofMethod } from './errors.js';
 import type { IssuedTokens, TokenStore } from './tokens.js';
 
 /**
@@ -6,12 +6,16 @@ import type { IssuedTokens, TokenStore } from './tokens.js';
  * next, with what that step needs:
  * - `secondFactorRequired`: a TOTP or recovery code (or a passkey) for `mfaToken` (`verifyMfa`);
  * - `phoneVerificationRequired`: an external identity no account has, to link with an SMS code to a
- *   phone (`linkExternalIdentity`).
+ *   phone (`linkExternalIdentity`);
+ * - `secondProofRequired`: a sign-in by SMS code to a long-unused account, which also needs one of
+ *   `methods`: the password, a TOTP or a recovery code for `proofToken` (`completeSecondProof`), or a
+ *   sign-in with the account's passkey or linked provider instead.
  */
 export type SignInStep<P extends IssuedTokens = IssuedTokens> =
   | { step: 'signedIn'; payload: P }
   | { step: 'secondFactorRequired'; mfaToken: string; methods: MfaMethod[] }
-  | { step: 'phoneVerificationRequired'; linkToken: string; identity: PendingIdentity };
+  | { step: 'phoneVerificationRequired'; linkToken: string; identity: PendingIdentity }
+  | { step: 'secondProofRequired'; proofToken: string; methods: SecondProofMethod[] };
 
 /**
  * Runs a sign-in mutation (`login`, `loginWithPassword`, `verifyMfa`, `signInWithIdToken`,
@@ -27,6 +31,7 @@ export async function signInStep<P extends IssuedTokens>(run: () => Promise<P>, 
     const refusal = apiErrorOf(error);
     if (isApiError(refusal, 'MFA_REQUIRED')) return { step: 'secondFactorRequired', mfaToken: refusal.extensions.mfaToken, methods: refusal.extensions.mfaMethods };
     if (isApiError(refusal, 'PHONE_VERIFICATION_REQUIRED')) return { step: 'phoneVerificationRequired', linkToken: refusal.extensions.linkToken, identity: refusal.extensions.identity };
+    if (isApiError(refusal, 'SECOND_PROOF_REQUIRED')) return { step: 'secondProofRequired', proofToken: refusal.extensions.proofToken, methods: refusal.extensions.methods };
     throw error;
   }
   await store?.signedIn(payload);

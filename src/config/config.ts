@@ -93,6 +93,10 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sign-in', description: 'Codes per phone per day, any purpose.' }),
   SEND_CODE_PER_IP_HOURLY: int(1).default(20)
     .register(configDocs, { feature: 'sign-in', description: 'Codes per client address per hour.' }),
+  PHONE_RECOVERY_DELAY_HOURS: int(0, 24 * 365).default(72)
+    .register(configDocs, { feature: 'phone-changes', description: 'How long a change of the phone number waits without an account proof (the lost-phone path, an operator\'s change) before it applies; the account can cancel it meanwhile.' }),
+  PHONE_CHANGES_PER_30_DAYS: int(1).default(3)
+    .register(configDocs, { feature: 'phone-changes', description: 'Phone number changes applied per account in 30 days; a further one is `RATE_LIMITED` until the oldest is 30 days old.' }),
   SEND_CODE_COUNTRIES_PER_IP_DAILY: int(1).default(5)
     .register(configDocs, { feature: 'sms-pumping', description: 'Distinct regions one address may ask codes for in a day.' }),
   SMS_ALLOWED_COUNTRIES: z.string().optional()
@@ -113,6 +117,8 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sign-in', description: 'Password failures (sign-in and password change) per phone and address in 15 minutes; also the limit of wrong second-factor codes per account and address.' }),
   LOGIN_FAILURES_PER_IP_DAILY: int(1).default(100)
     .register(configDocs, { feature: 'sign-in', description: 'Password failures per address per day.' }),
+  PHONE_DORMANT_DAYS: int(0, 3650).default(365)
+    .register(configDocs, { feature: 'sign-in', description: 'Days without a sign-in or a session\'s use after which an account is dormant: a sign-in that proves only its phone (an SMS code) then also asks for another of its factors, `SECOND_PROOF_REQUIRED` (carriers give unused numbers to new people; see [dormant accounts](sign-in.md#dormant-accounts)). `0` switches the rule off.' }),
   CODE_FAILURES_PER_PHONE_IP: int(1).default(10)
     .register(configDocs, { feature: 'sign-in', description: 'Wrong codes (login, register, reset-password, delete-account) per phone and address in 15 minutes; above `CODE_MAX_ATTEMPTS`, so that a code\'s owner meets its burn first.' }),
   CODE_FAILURES_PER_IP_DAILY: int(1).default(100)
@@ -255,11 +261,15 @@ export interface Config {
    */
   code: { length: 6; ttlSeconds: number; maxAttempts: number; failures: { perPhoneIp: number; perIpDaily: number } };
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
+  /** Changes of the phone number: the wait without an account proof, and the changes applied per account in 30 days. */
+  phoneChange: { recoveryDelayHours: number; perThirtyDays: number };
   /** SMS pumping (toll fraud) defences of send-code. */
   smsFraud: SmsFraudConfig;
   securityEvents: { retentionDays: number };
   auditLog: { retentionDays: number };
   loginFailures: { perPhoneIp: number; perIpDaily: number };
+  /** Days unused after which a sign-in by the phone alone asks for another factor (0: never). */
+  phoneDormantDays: number;
   password: { bcryptCost: number; hashThreads?: number; minLength: 8; maxBytes: 72 };
   tokens: { accessTtlSeconds: number; refreshTtlSeconds: number; refreshReuseGraceSeconds: number };
   avatar: {
@@ -442,10 +452,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       perPhoneDaily: e.SEND_CODE_PER_PHONE_DAILY,
       perIpHourly: e.SEND_CODE_PER_IP_HOURLY,
     },
+    phoneChange: { recoveryDelayHours: e.PHONE_RECOVERY_DELAY_HOURS, perThirtyDays: e.PHONE_CHANGES_PER_30_DAYS },
     smsFraud,
     securityEvents: { retentionDays: e.SECURITY_EVENT_RETENTION_DAYS },
     auditLog: { retentionDays: e.AUDIT_LOG_RETENTION_DAYS },
     loginFailures: { perPhoneIp: e.LOGIN_FAILURES_PER_PHONE_IP, perIpDaily: e.LOGIN_FAILURES_PER_IP_DAILY },
+    phoneDormantDays: e.PHONE_DORMANT_DAYS,
     password: { bcryptCost: e.BCRYPT_COST, hashThreads: e.PASSWORD_HASH_THREADS, minLength: 8, maxBytes: 72 },
     tokens: {
       accessTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,

@@ -14,6 +14,7 @@ export const FEATURES = {
   'sign-in': { title: 'Sign-in: codes, passwords, their limits', guide: 'sign-in.md' },
   sms: { title: 'SMS providers', guide: 'sign-in.md#sms-providers' },
   'sms-pumping': { title: 'SMS pumping defences', guide: 'sign-in.md#sms-pumping-defences' },
+  'phone-changes': { title: 'Changing the phone number', guide: 'phone-changes.md' },
   'security-events': { title: 'Security events', guide: 'sign-in.md#security-events' },
   'second-factor': { title: 'Second factor (TOTP)', guide: 'second-factors.md#second-factor-totp' },
   passkeys: { title: 'Passkeys', guide: 'second-factors.md#passkeys' },

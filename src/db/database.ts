@@ -1,4 +1,4 @@
-import { ForeignKeyConstraintViolationException, TransactionPropagation, type EntityClass } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, TransactionPropagation, UniqueConstraintViolationException, type EntityClass } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Pool, QueryResultRow } from 'pg';
@@ -143,4 +143,9 @@ function namedStatementLost(error: unknown): Error | undefined {
  */
 export function isForeignKeyViolation(error: unknown): boolean {
   return error instanceof ForeignKeyConstraintViolationException || (error as { code?: unknown } | null)?.code === '23503';
+}
+
+/** Whether PostgreSQL refused a row that repeats a unique key (SQLSTATE 23505), from the EntityManager or explicit SQL. */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof UniqueConstraintViolationException || (error as { code?: unknown } | null)?.code === '23505';
 }

@@ -37,6 +37,9 @@ import { Migration20261125080000 } from './migrations/Migration20261125080000.js
 import { Migration20261126090000 } from './migrations/Migration20261126090000.js';
 import { Migration20261126091000 } from './migrations/Migration20261126091000.js';
 import { Migration20261126100000 } from './migrations/Migration20261126100000.js';
+import { Migration20261128061000 } from './migrations/Migration20261128061000.js';
+import { Migration20261128062000 } from './migrations/Migration20261128062000.js';
+import { PhoneChange } from '../modules/phone-change/phone-change.entity.js';
 import { ExternalIdentity } from '../modules/identity/identity.entity.js';
 import { IdentityTicket } from '../modules/identity/identity-ticket.entity.js';
 import { OidcFlow } from '../modules/identity/oidc-flow.entity.js';
@@ -87,13 +90,15 @@ const migrations = [
   { name: 'Migration20261126090000', class: Migration20261126090000 },
   { name: 'Migration20261126091000', class: Migration20261126091000 },
   { name: 'Migration20261126100000', class: Migration20261126100000 },
+  { name: 'Migration20261128061000', class: Migration20261128061000 },
+  { name: 'Migration20261128062000', class: Migration20261128062000 },
 ];
 
 /**
  * One entity per table the migrations create, listed like the migrations so that source and dist
  * load the same set; test/schema-drift.test.ts fails when they and the migrations disagree.
  */
-const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge, ExternalIdentity, OidcFlow, IdentityTicket, UsedIdToken];
+const entities = [User, Session, RefreshToken, VerificationCode, RateLimit, MeetingUsage, UserMeeting, UserMeetingRole, UserMeetingTotals, SecurityEvent, AuditEntry, WebhookDelivery, TotpFactor, RecoveryCode, MfaChallenge, Passkey, WebAuthnChallenge, ExternalIdentity, OidcFlow, IdentityTicket, UsedIdToken, PhoneChange];
 
 function ormConfig({ url, poolSize, limits = 'startup' }: OrmOptions): Options {
   return defineConfig({

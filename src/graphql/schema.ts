@@ -10,6 +10,7 @@ import { AdminResolver } from '../modules/admin/admin.resolver.js';
 import { AuthResolver } from '../modules/auth/auth.resolver.js';
 import { AvatarResolver } from '../modules/avatar/avatar.resolver.js';
 import { MfaResolver } from '../modules/mfa/mfa.resolver.js';
+import { PhoneChangeResolver } from '../modules/phone-change/phone-change.resolver.js';
 import { PublicConfigResolver } from '../modules/public-config/public-config.resolver.js';
 import { SecurityEventResolver } from '../modules/security-event/security-event.resolver.js';
 import { SessionResolver } from '../modules/session/session.resolver.js';
@@ -17,7 +18,7 @@ import { PasskeyResolver } from '../modules/passkey/passkey.resolver.js';
 import { IdentityResolver } from '../modules/identity/identity.resolver.js';
 import { StatsResolver } from '../modules/stats/stats.resolver.js';
 
-const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver, IdentityResolver] as const;
+const resolvers = [AuthResolver, AccountResolver, SessionResolver, AvatarResolver, PublicConfigResolver, StatsResolver, SecurityEventResolver, AdminResolver, MfaResolver, PasskeyResolver, IdentityResolver, PhoneChangeResolver] as const;
 
 /**
  * The service's schema: the resolvers' (type-graphql), served as an Apollo Federation 2 subgraph

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ChangePasswordSchema, DeleteAccountSchema, UpdateProfileSchema } from '../modules/account/account.inputs.js';
-import { BlockUserSchema, SetRoleSchema } from '../modules/admin/admin.inputs.js';
+import { BlockUserSchema, ChangePhoneSchema, SetRoleSchema } from '../modules/admin/admin.inputs.js';
 import {
   CodeLoginSchema,
   LogoutSchema,
@@ -13,6 +13,8 @@ import {
 } from '../modules/auth/auth.inputs.js';
 import { ExchangeSchema, IdTokenSchema, LinkByPhoneSchema, ResultSchema } from '../modules/identity/identity.inputs.js';
 import { MfaCodeSchema } from '../modules/mfa/mfa.inputs.js';
+import { PhoneChangeCodeSchema, StartPhoneChangeSchema, VerifyAccountSchema } from '../modules/phone-change/phone-change.inputs.js';
+import { SecondProofSchema } from '../modules/auth/second-proof.inputs.js';
 import { AddPasskeySchema, PasskeyLoginSchema, RenamePasskeySchema } from '../modules/passkey/passkey.inputs.js';
 import { MeetingUsageSchema } from '../modules/stats/usage.inputs.js';
 import { describe as describeCode } from '../shared/errors/catalogue.js';
@@ -29,6 +31,7 @@ import {
   PasskeyJson,
   PasskeyLoginOptionsJson,
   PasskeyRegistrationOptionsJson,
+  PhoneChangeJson,
   Problem,
   PublicConfigJson,
   RecoveryCodesJson,
@@ -90,7 +93,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/login', summary: 'Sign in with an SMS code (creates the account when registration is on)', auth: 'none', body: CodeLoginSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'SECOND_PROOF_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/login-password', summary: 'Sign in with a password', auth: 'none', body: PasswordLoginSchema,
@@ -101,6 +104,12 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/auth/mfa/verify', summary: 'Finish a sign-in or a step-up that answered MFA_REQUIRED with a TOTP or recovery code', auth: 'none', body: VerifyMfaSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in, or (a step-up) fresh tokens of the session that asked; the access token names both factors in amr' },
     errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+  },
+  {
+    method: 'post', path: '/api/v1/auth/second-proof', auth: 'none', body: SecondProofSchema,
+    summary: "Finish a dormant account's sign-in that answered SECOND_PROOF_REQUIRED with exactly one of its password, a TOTP code or a recovery code",
+    ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in (a TOTP or recovery code); after a password, an account with TOTP on answers MFA_REQUIRED' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'INVALID_CREDENTIALS', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   {
     method: 'post', path: '/api/v1/auth/register', summary: 'Create an account with a register code and a password', auth: 'none', body: RegisterSchema,
@@ -161,7 +170,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/auth/oidc/link', summary: "Link an identity no account has to a phone's account (created when there is none) with the phone's login code, and sign in", auth: 'none', body: LinkByPhoneSchema,
     ok: { status: 200, schema: AuthPayloadJson, description: 'Signed in (isNewUser when the account was created)' },
-    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'IDENTITY_ALREADY_LINKED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'INVALID_CREDENTIALS', 'INVALID_CODE', 'REGISTRATION_DISABLED', 'IDENTITY_ALREADY_LINKED', 'SECOND_PROOF_REQUIRED', 'MFA_REQUIRED', 'ACCOUNT_BLOCKED', 'RATE_LIMITED'],
   },
   { method: 'get', path: '/api/v1/users/me', summary: 'The signed-in user', auth: 'bearer', ok: { status: 200, schema: UserJson, description: 'The user' }, errors: BEARER },
   {
@@ -210,6 +219,39 @@ export const OPERATIONS: Operation[] = [
     method: 'post', path: '/api/v1/users/me/mfa/recovery-codes', summary: 'Replace the recovery codes, with a TOTP or recovery code', auth: 'bearer', body: MfaCodeSchema,
     ok: { status: 200, schema: RecoveryCodesJson, description: 'The new codes, shown once; the old ones stop working' },
     errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'get', path: '/api/v1/users/me/phone-change', summary: 'The pending (PENDING or WAITING) change of the phone number', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The change' }, errors: ['NOT_FOUND', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change', summary: 'Start a change of the phone number (replaces a pending one); a code goes to the new number', auth: 'bearer', body: StartPhoneChangeSchema,
+    ok: { status: 201, schema: PhoneChangeJson, description: 'PENDING' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/verify-new', summary: "Prove the new number with its code", auth: 'bearer', body: PhoneChangeCodeSchema,
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The new number proven; APPLIED when the account was proven too' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/send-current-code', summary: 'Send a code to the current number (the account proof)', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'Sent' },
+    errors: ['NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/verify-account', summary: "Prove the account: the current number's code, a TOTP or a recovery code (at most one; none: the session's recent passkey, provider or second factor)", auth: 'bearer', body: VerifyAccountSchema,
+    ok: { status: 200, schema: PhoneChangeJson, description: 'The account proven; APPLIED when the new number was proven too' },
+    errors: ['VALIDATION_FAILED', 'INVALID_CODE', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/users/me/phone-change/wait', summary: 'The lost-phone path: the change waits PHONE_RECOVERY_DELAY_HOURS, told to the current number', auth: 'bearer',
+    ok: { status: 200, schema: PhoneChangeJson, description: 'WAITING, with appliesAt' },
+    errors: ['VALIDATION_FAILED', 'PHONE_TAKEN', 'NOT_FOUND', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
+  },
+  {
+    method: 'delete', path: '/api/v1/users/me/phone-change', summary: 'Cancel the pending or waiting change', auth: 'bearer',
+    ok: { status: 204, description: 'Cancelled' }, errors: ['NOT_FOUND', ...BEARER],
   },
   {
     method: 'get', path: '/api/v1/users/me/security-events', summary: 'Security events of the signed-in user, newest first', auth: 'bearer',
@@ -299,6 +341,13 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'post', path: '/api/v1/admin/users/{id}/block', summary: 'Block an account and end its sessions (ADMIN)', auth: 'bearer', body: BlockUserSchema,
     ok: { status: 200, schema: AdminUserJson, description: 'The blocked account' }, errors: ['VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', ...BEARER],
+  },
+  {
+    method: 'post', path: '/api/v1/admin/users/{id}/phone',
+    summary: "Start a change of another account's phone number (ADMIN; never one's own): it always waits PHONE_RECOVERY_DELAY_HOURS, told to the account, which may cancel it (audited as PHONE_CHANGE_REQUESTED, and PHONE_CHANGED when it applies)",
+    auth: 'bearer', body: ChangePhoneSchema,
+    ok: { status: 201, schema: PhoneChangeJson, description: 'WAITING, with appliesAt' },
+    errors: ['VALIDATION_FAILED', 'INVALID_PHONE', 'NOT_FOUND', 'FORBIDDEN', 'ACCOUNT_BLOCKED', 'PHONE_TAKEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'SMS_DELIVERY_FAILED', ...BEARER],
   },
   {
     method: 'put', path: '/api/v1/admin/users/{id}/role', summary: "Give another account a role (ADMIN; never one's own)", auth: 'bearer', body: SetRoleSchema,

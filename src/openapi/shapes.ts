@@ -35,6 +35,17 @@ export const IdentityJson = z.object({
 });
 export type IdentityJson = z.infer<typeof IdentityJson>;
 
+export const PhoneChangeJson = z.object({
+  id: z.string(),
+  phone: z.string().describe('The new number, E.164'),
+  status: z.enum(['PENDING', 'WAITING', 'APPLIED', 'CANCELLED']),
+  newPhoneProven: z.boolean().describe('Whether the code sent to the new number was given'),
+  accountProven: z.boolean().describe('Whether the account was proven within the last 10 minutes (or, for APPLIED, was)'),
+  appliesAt: timestamp.nullable().describe('For WAITING: when it applies unless cancelled'),
+  createdAt: timestamp,
+});
+export type PhoneChangeJson = z.infer<typeof PhoneChangeJson>;
+
 export const AdminUserJson = UserJson.extend({
   status: z.enum(['ACTIVE', 'BLOCKED']),
   blockedAt: timestamp.nullable(),
@@ -43,6 +54,7 @@ export const AdminUserJson = UserJson.extend({
   mfaEnabled: z.boolean().describe('Whether TOTP is on (the secret and recovery codes are never shown)'),
   passkeys: z.int().describe('Passkeys registered'),
   identities: z.array(IdentityJson).describe("The external providers' identities linked to the account"),
+  pendingPhoneChange: PhoneChangeJson.nullable().describe("The account's change of phone number that is being proven or waits (an operator's included), if any"),
 });
 export type AdminUserJson = z.infer<typeof AdminUserJson>;
 

@@ -48,7 +48,7 @@ interface Params {
   cursor?: string;
 }
 
-const FIELDS = 'id phone nickname avatarUrl hasPassword role createdAt lastLoginAt status blockedAt blockedReason activeSessions mfaEnabled passkeys identities { provider }';
+const FIELDS = 'id phone nickname avatarUrl hasPassword role createdAt lastLoginAt status blockedAt blockedReason activeSessions mfaEnabled passkeys identities { provider } pendingPhoneChange { id phone status }';
 const SEARCH = `query($query: String, $status: AccountStatus, $role: Role, $first: Int, $after: String) {
   adminUsers(query: $query, status: $status, role: $role, first: $first, after: $after) {
     edges { cursor node { ${FIELDS} } } pageInfo { hasNextPage endCursor } } }`;
@@ -261,6 +261,7 @@ describe.each(TRANSPORTS)("the operators' search over %s", (transport) => {
       mfaEnabled: false,
       passkeys: 0,
       identities: [],
+      pendingPhoneChange: null,
     });
     const [me] = page(transport, await search(transport, support.accessToken, { query: support.userId })).items;
     expect(me).toMatchObject({ id: support.userId, phone: support.phone, role: 'SUPPORT', status: 'ACTIVE', blockedAt: null, hasPassword: true, activeSessions: 1 });

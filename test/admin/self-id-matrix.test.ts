@@ -2,24 +2,24 @@
 // where it enters, and no check compares the caller's spelling). For each role (USER, SUPPORT, ADMIN)
 // and each operator action on one account, over both transports (REST: every route of the OpenAPI
 // document under /api/v1/admin/users/{id}; GraphQL: adminUser and its sessions and securityEvents,
-// adminBlockUser, adminUnblockUser, adminSetRole, adminRevokeSessions, adminDeleteUser), the caller
+// adminBlockUser, adminUnblockUser, adminSetRole, adminChangePhone, adminRevokeSessions, adminDeleteUser), the caller
 // names their OWN account in lower case, UPPER CASE, Mixed Case and, on REST, with percent-encoded
 // letters (`%45` for `E`), and ANOTHER account in lower and upper case, each time as a new caller
 // acting on a new account. Every spelling gets the answer of the lower-case one; what the contract
 // settles holds in every spelling (USER is FORBIDDEN everywhere; SUPPORT reads accounts, ends a
-// USER's sessions and nothing more; no operator blocks, deletes or changes the role of their own
-// account); the caller's role and status are what they were; a refusal changed nothing; and every
+// USER's sessions and nothing more; no operator blocks, deletes, changes the role or the phone number
+// of their own account); the caller's role and status are what they were; a refusal changed nothing; and every
 // audit entry, security event, webhook outbox row and answer names ids in lower case.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { percentEncoded, SPELLINGS } from '../fuzz/sweep-ids.js';
 import { nonCanonicalIds, StateProbe } from '../fuzz/sweep-state.js';
 import type { JsonSchema } from '../fuzz/values.js';
 import type { HttpResult } from '../helpers/http.js';
-import { useTestServer } from '../helpers/server.js';
+import { newPhone, useTestServer } from '../helpers/server.js';
 import { startReceiver, webhookEnv, type Receiver } from '../webhooks/support.js';
 import { type Role, type Transport, TRANSPORTS, withRole } from './support.js';
 
-type Op = 'view' | 'sessions' | 'events' | 'revoke' | 'block' | 'unblock' | 'role' | 'delete';
+type Op = 'view' | 'sessions' | 'events' | 'revoke' | 'block' | 'unblock' | 'role' | 'phone' | 'delete';
 type Whose = 'own' | 'another';
 const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
 const USER_ROUTES = '/api/v1/admin/users/{id}';
@@ -33,6 +33,7 @@ const REST_OPS: Record<string, Op> = {
   'POST /block': 'block',
   'POST /unblock': 'unblock',
   'PUT /role': 'role',
+  'POST /phone': 'phone',
   'DELETE ': 'delete',
 };
 const GRAPHQL: Record<Op, string> = {
@@ -43,6 +44,7 @@ const GRAPHQL: Record<Op, string> = {
   block: 'mutation($id: ID!, $reason: String!) { r: adminBlockUser(id: $id, reason: $reason) { id status } }',
   unblock: 'mutation($id: ID!) { r: adminUnblockUser(id: $id) { id status } }',
   role: 'mutation($id: ID!, $role: Role!) { r: adminSetRole(id: $id, role: $role) { id role } }',
+  phone: 'mutation($id: ID!, $phone: String!, $reason: String!) { r: adminChangePhone(id: $id, phone: $phone, reason: $reason) { id status } }',
   delete: 'mutation($id: ID!) { r: adminDeleteUser(id: $id) }',
 };
 
@@ -55,7 +57,7 @@ function settled(role: Role, op: Op | undefined, whose: Whose): 'FORBIDDEN' | 's
   if (role === 'USER') return 'FORBIDDEN';
   if (op === 'view' || op === 'sessions' || op === 'events') return 'success';
   if (role === 'SUPPORT') return op === 'revoke' ? (whose === 'own' ? 'FORBIDDEN' : 'success') : op ? 'FORBIDDEN' : undefined;
-  if (op === 'block' || op === 'role' || op === 'delete') return whose === 'own' ? 'FORBIDDEN' : 'success';
+  if (op === 'block' || op === 'role' || op === 'phone' || op === 'delete') return whose === 'own' ? 'FORBIDDEN' : 'success';
   return whose === 'another' && op ? 'success' : undefined;
 }
 
@@ -103,7 +105,7 @@ const roleToGive = (role: Role, whose: Whose) => (whose === 'another' ? 'SUPPORT
 /** A body for `schema` with the values this matrix gives by field name; throws on a required field it does not know. */
 function bodyFor(schema: JsonSchema | undefined, role: Role, whose: Whose): Record<string, unknown> | undefined {
   if (!schema) return undefined;
-  const values: Record<string, unknown> = { reason: 'self-id matrix', role: roleToGive(role, whose) };
+  const values: Record<string, unknown> = { reason: 'self-id matrix', role: roleToGive(role, whose), phone: newPhone() };
   const unknown = (schema.required ?? []).filter((name) => !(name in values));
   if (unknown.length > 0) throw new Error(`the matrix gives no value to ${unknown.join(', ')}`);
   return Object.fromEntries(Object.keys(schema.properties ?? {}).filter((name) => name in values).map((name) => [name, values[name]]));
@@ -112,7 +114,12 @@ function bodyFor(schema: JsonSchema | undefined, role: Role, whose: Whose): Reco
 /** One action as `token`'s caller (with `role`) on the account of `id` (spelled as sent): a REST route, or a GraphQL operation by name. */
 function call(action: Route | Op, token: string, id: string, role: Role, whose: Whose): Promise<HttpResult> {
   if (typeof action === 'string') {
-    const variables = { id, ...(action === 'block' && { reason: 'self-id matrix' }), ...(action === 'role' && { role: roleToGive(role, whose) }) };
+    const variables = {
+      id,
+      ...((action === 'block' || action === 'phone') && { reason: 'self-id matrix' }),
+      ...(action === 'role' && { role: roleToGive(role, whose) }),
+      ...(action === 'phone' && { phone: newPhone() }),
+    };
     return t.http.post('/graphql', { query: GRAPHQL[action], variables }, { token });
   }
   return t.http.request(action.method, action.template.replace('{id}', id), { token, body: bodyFor(action.body, role, whose) });
@@ -168,7 +175,7 @@ async function matrix(role: Role, transport: Transport): Promise<string[]> {
 
 describe.each(ROLES)('%s naming an account by any spelling of its id', (role) => {
   it.each(TRANSPORTS)('over %s: every spelling answers as the lower-case id, the caller keeps role and status, a refusal changes nothing, what is written names ids in lower case', async (transport) => {
-    if (transport === 'REST') expect(routes.map((r) => r.op).sort()).toEqual(expect.arrayContaining(['block', 'delete', 'events', 'revoke', 'role', 'sessions', 'unblock', 'view']));
+    if (transport === 'REST') expect(routes.map((r) => r.op).sort()).toEqual(expect.arrayContaining(['block', 'delete', 'events', 'phone', 'revoke', 'role', 'sessions', 'unblock', 'view']));
     expect(await matrix(role, transport)).toEqual([]);
   }, 120_000);
 });

@@ -21,6 +21,8 @@ const STATUS: Record<string, number> = {
   VALIDATION_FAILED: 400,
   INVALID_CODE: 400,
   NOT_FOUND: 404,
+  INVALID_PHONE: 400,
+  PHONE_TAKEN: 409,
 };
 /** A well-formed id that no account has. */
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';

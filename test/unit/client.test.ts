@@ -157,6 +157,13 @@ describe('the sign-in steps', () => {
     });
   });
 
+  it('answers secondProofRequired with the proofToken and methods of SECOND_PROOF_REQUIRED, nothing stored', async () => {
+    const store = memoryTokenStore();
+    const step = await signInStep(() => Promise.reject(refused('SECOND_PROOF_REQUIRED', { proofToken: 'p'.repeat(43), methods: ['password', 'passkey'] })), store);
+    expect(step).toEqual({ step: 'secondProofRequired', proofToken: 'p'.repeat(43), methods: ['password', 'passkey'] });
+    expect(store.current()).toBeUndefined();
+  });
+
   it('throws any other refusal as Apollo threw it, readable by apiErrorOf', async () => {
     const error = refused('INVALID_CODE');
     await expect(signInStep(() => Promise.reject(error))).rejects.toBe(error);

@@ -5,6 +5,8 @@ export type AccountStatus =
 
 /** What an operator did */
 export type AuditAction =
+  | 'PHONE_CHANGED'
+  | 'PHONE_CHANGE_REQUESTED'
   | 'ROLE_CHANGED'
   | 'SESSIONS_REVOKED'
   | 'USER_BLOCKED'
@@ -54,6 +56,8 @@ export type ErrorCode =
   | 'PERSISTED_QUERY_NOT_FOUND'
   /** HTTP 409, Phone already registered. No other members. */
   | 'PHONE_ALREADY_REGISTERED'
+  /** HTTP 409, Phone taken. No other members. A phone change's new number belongs to another account; told only once the new number was proven with its code. */
+  | 'PHONE_TAKEN'
   /** HTTP 401, Phone verification required. `linkToken` (string, 10 minutes): finish with linkExternalIdentity (POST /api/v1/auth/oidc/link) and an SMS login code of the phone; `identity` (`{ provider, email, name }`, email and name may be null): the external identity to link, as its provider describes it. */
   | 'PHONE_VERIFICATION_REQUIRED'
   /** HTTP 429, Too many requests. `retryAfter` (integer seconds, at least 1): when a retry may pass; also the Retry-After header. */
@@ -62,6 +66,8 @@ export type ErrorCode =
   | 'REGISTRATION_DISABLED'
   /** HTTP 408, Request timeout. No other members. The connection is closed. */
   | 'REQUEST_TIMEOUT'
+  /** HTTP 401, Second proof required. `proofToken` (string, single use, 5 minutes): finish with completeSecondProof (POST /api/v1/auth/second-proof) and one of the account's password, a TOTP code or a recovery code; `methods` (array of `password`, `totp`, `recovery`, `passkey`, `identity`): what the account has (`passkey` and `identity`: sign in with the passkey, or through the linked provider, instead). A sign-in by SMS code to a dormant account. */
+  | 'SECOND_PROOF_REQUIRED'
   /** HTTP 503, Service unavailable. `retryAfter` (integer seconds, also the Retry-After header) when the service paused the operation on purpose (SMS to a region); none when a store it needs is unreachable. */
   | 'SERVICE_UNAVAILABLE'
   /** HTTP 502, SMS delivery failed. No other members. */
@@ -89,6 +95,17 @@ export type MfaMethod =
   /** A 6-digit code of the authenticator app (TOTP) */
   | 'totp';
 
+/** Where a change of the phone number stands */
+export type PhoneChangeStatus =
+  /** Done: the account has the new number */
+  | 'APPLIED'
+  /** Cancelled, replaced, or refused when it was to apply */
+  | 'CANCELLED'
+  /** Started: waiting for its proofs (the new phone, the account) */
+  | 'PENDING'
+  /** The new phone proven without an account proof: applies at appliesAt unless cancelled */
+  | 'WAITING';
+
 /** What an account may do beyond its own data */
 export type Role =
   | 'ADMIN'
@@ -113,6 +130,9 @@ export type SecurityEventType =
   | 'PASSKEY_REMOVED'
   | 'PASSWORD_CHANGED'
   | 'PASSWORD_RESET'
+  | 'PHONE_CHANGED'
+  | 'PHONE_CHANGE_CANCELLED'
+  | 'PHONE_CHANGE_REQUESTED'
   | 'PROFILE_CHANGED'
   | 'RECOVERY_CODE_USED'
   | 'REFRESH_REUSE'

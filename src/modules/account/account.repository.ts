@@ -171,6 +171,20 @@ export class AccountRepository {
     return user;
   }
 
+  /**
+   * Gives the account a new phone number; the row as it is now and the number it had, `undefined`
+   * without the account. The unique index on `phone` refuses a number another account holds (a
+   * unique violation the caller's transaction ends with), so of two changes or a change and a
+   * sign-up to one number, exactly one commits.
+   */
+  setPhone(id: string, phone: string): Promise<{ user: User; previous: string } | undefined> {
+    return this.changeLocked(id, (user) => {
+      const previous = user.phone;
+      user.phone = phone;
+      return { user, previous };
+    });
+  }
+
   /** Points the account at a new avatar; returns the key it replaces (the row is locked meanwhile), `undefined` without an account. */
   replaceAvatarKey(id: string, avatarKey: string): Promise<{ user: User; previousKey: string | null } | undefined> {
     return this.changeLocked(id, (user) => {

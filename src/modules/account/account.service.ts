@@ -193,6 +193,18 @@ export class AccountService {
     return this.deps.accounts.setPasswordHash(userId, passwordHash);
   }
 
+  /**
+   * Moves the account to a new phone number in the caller's transaction, announced as `user.updated`;
+   * returns the account and its old number. Another account's number fails the transaction with a
+   * unique violation (see isUniqueViolation); UNAUTHENTICATED when the account is gone.
+   */
+  async changePhone(userId: string, phone: string): Promise<{ user: UserView; previousPhone: string }> {
+    const changed = await this.deps.accounts.setPhone(userId, phone);
+    if (!changed) throw gone();
+    await this.webhook('user.updated', view(changed.user));
+    return { user: view(changed.user), previousPhone: changed.previous };
+  }
+
   /** Makes `avatarKey` the account's avatar; returns the account and the key it replaced. */
   async replaceAvatarKey(userId: string, avatarKey: string): Promise<{ user: UserView; previousKey: string | null }> {
     const replaced = await this.deps.accounts.replaceAvatarKey(userId, avatarKey);

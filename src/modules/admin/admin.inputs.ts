@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cursorField, emptyAsAbsent, limitField, pageArgs, pageQuery, type Page } from '../../shared/pagination.js';
 import { auditCursor } from '../audit/audit-log.service.js';
 import { toUuid, uuidField } from '../../shared/ids.js';
+import { requiredString } from '../../shared/validation.js';
 import { hasControlCharacters, textField } from '../../shared/text.js';
 import type { SearchPosition } from '../account/account.repository.js';
 import { Role } from '../account/role.js';
@@ -16,7 +17,14 @@ export const UserIdSchema = z.object({ id: uuidField() });
 export const DeliveryIdSchema = z.object({ id: uuidField() });
 
 /** 1-500 characters once trimmed; line breaks and tabs are text, other control characters are not. */
-export const BlockUserSchema = z.object({ reason: textField(500, { lines: true }) });
+const reasonField = textField(500, { lines: true });
+export const BlockUserSchema = z.object({ reason: reasonField });
+
+/**
+ * An operator's change of an account's phone number: the new number (its shape here; the service
+ * makes it E.164 or refuses it INVALID_PHONE, as every phone the API takes) and a reason, as a block's.
+ */
+export const ChangePhoneSchema = z.object({ phone: requiredString(32), reason: reasonField });
 
 const roleField = z.enum(Role, { error: `must be one of ${Object.values(Role).join(', ')}` });
 

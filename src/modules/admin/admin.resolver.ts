@@ -13,7 +13,9 @@ import type { SessionView } from '../session/session.service.js';
 import { AccountStatus } from './account-status.js';
 import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
-import { AuditLogArgsSchema, BlockUserSchema, DeliveryIdSchema, UserIdSchema, UserSearchArgsSchema, WebhookDeliveriesArgsSchema } from './admin.inputs.js';
+import { PhoneChangeType } from '../phone-change/phone-change.types.js';
+import type { PhoneChangeView } from '../phone-change/phone-change.view.js';
+import { AuditLogArgsSchema, BlockUserSchema, ChangePhoneSchema, DeliveryIdSchema, UserIdSchema, UserSearchArgsSchema, WebhookDeliveriesArgsSchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 import { AdminUserConnectionType, AdminUserType, AuditEntryConnectionType, WebhookDeliveryConnectionType, WebhookDeliveryType } from './admin.types.js';
 
@@ -115,6 +117,16 @@ export class AdminResolver {
   async adminSetRole(@Arg('id', () => ID) id: string, @Arg('role', () => Role) role: Role, @Ctx() ctx: GraphQLContext): Promise<AdminUserView> {
     const user = await onUser(ctx, id, Role.ADMIN);
     return ctx.services.admin.setRole(user.principal, user.id, role, ctx.client);
+  }
+
+  @Mutation(() => PhoneChangeType, {
+    description:
+      "Starts a change of another account's phone number (ADMIN; never one's own; reason 1-500 characters): it always waits PHONE_RECOVERY_DELAY_HOURS (WAITING), the account is told by SMS and PHONE_CHANGE_REQUESTED and may cancel it; audited as PHONE_CHANGE_REQUESTED, and PHONE_CHANGED when it applies",
+  })
+  async adminChangePhone(@Arg('id', () => ID) id: string, @Arg('phone') phone: string, @Arg('reason') reason: string, @Ctx() ctx: GraphQLContext): Promise<PhoneChangeView> {
+    const user = await onUser(ctx, id, Role.ADMIN);
+    const input = parseInput(ChangePhoneSchema, { phone, reason });
+    return ctx.services.admin.changePhone(user.principal, user.id, input.phone, input.reason, ctx.client);
   }
 
   @Mutation(() => Boolean, { description: "Ends every session of the account (SUPPORT for a USER's, ADMIN for anyone's)" })

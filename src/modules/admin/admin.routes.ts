@@ -14,7 +14,8 @@ import { SecurityEventsQuerySchema } from '../security-event/security-event.inpu
 import { securityEventListToJson } from '../security-event/security-event.routes.js';
 import { sessionToJson } from '../session/session.routes.js';
 import type { WebhookDeliveryView } from '../webhook/webhook.service.js';
-import { AuditLogQuerySchema, BlockUserSchema, DeliveryIdSchema, SetRoleSchema, UserIdSchema, UserSearchQuerySchema, WebhookDeliveriesQuerySchema } from './admin.inputs.js';
+import { phoneChangeToJson } from '../phone-change/phone-change.routes.js';
+import { AuditLogQuerySchema, BlockUserSchema, ChangePhoneSchema, DeliveryIdSchema, SetRoleSchema, UserIdSchema, UserSearchQuerySchema, WebhookDeliveriesQuerySchema } from './admin.inputs.js';
 import type { AdminUserView } from './admin.service.js';
 
 function adminUserToJson(user: AdminUserView): AdminUserJson {
@@ -27,6 +28,7 @@ function adminUserToJson(user: AdminUserView): AdminUserJson {
     mfaEnabled: user.mfaEnabled,
     passkeys: user.passkeys,
     identities: user.identities.map(identityToJson),
+    pendingPhoneChange: user.pendingPhoneChange && phoneChangeToJson(user.pendingPhoneChange),
   };
 }
 
@@ -104,6 +106,11 @@ export function adminRoutes({ admin, authenticator }: Services): Router {
     const { principal, id } = onUser(req, res, Role.ADMIN);
     const { role } = parseInput(SetRoleSchema, req.body);
     res.json(adminUserToJson(await admin.setRole(principal, id, role, clientInfo(req))));
+  });
+  router.post('/users/:id/phone', signedIn, async (req, res) => {
+    const { principal, id } = onUser(req, res, Role.ADMIN);
+    const { phone, reason } = parseInput(ChangePhoneSchema, req.body);
+    res.status(201).json(phoneChangeToJson(await admin.changePhone(principal, id, phone, reason, clientInfo(req))));
   });
   router.delete('/users/:id', signedIn, async (req, res) => {
     const { principal, id } = onUser(req, res, Role.ADMIN);

@@ -11,6 +11,7 @@ import type { UserView } from '../account/user.view.js';
 import { AuditAction } from '../audit/audit-action.js';
 import type { AuditEntryView, AuditLogService } from '../audit/audit-log.service.js';
 import type { PendingSignIns } from '../auth/pending-sign-ins.js';
+import type { PhoneChangeView } from '../phone-change/phone-change.view.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventList, SecurityEventService } from '../security-event/security-event.service.js';
 import type { SecurityEventsPage } from '../security-event/security-event.inputs.js';
@@ -30,6 +31,8 @@ export interface AdminUserView extends OperatorView {
   passkeys: number;
   /** The external providers' identities linked to the account. */
   identities: IdentityView[];
+  /** The account's change of phone number that waits or is being proven, if any. */
+  pendingPhoneChange: PhoneChangeView | null;
 }
 
 /** Which accounts have TOTP on and how many passkeys each has, a page of accounts at a time. */
@@ -38,6 +41,23 @@ export interface FactorSummaries {
   passkeyCountsOf(userIds: string[]): Promise<Map<string, number>>;
   /** The external identities of each account (absent: none). */
   identitiesOf(userIds: string[]): Promise<Map<string, IdentityView[]>>;
+}
+
+/**
+ * Changes of the phone number as operators start and see them, through the phone-change module's
+ * service (which owns its table): an operator's change, which always waits, with `audit` run in its
+ * transaction; and the open change of each account of a page.
+ */
+export interface OperatorPhoneChanges {
+  requestByOperator(
+    operator: Principal,
+    userId: string,
+    rawPhone: string,
+    reason: string,
+    client: ClientInfo,
+    audit: (change: PhoneChangeView, currentPhone: string) => Promise<void>,
+  ): Promise<PhoneChangeView>;
+  pendingOf(userIds: string[]): Promise<Map<string, PhoneChangeView>>;
 }
 
 export interface AdminDependencies {
@@ -50,6 +70,7 @@ export interface AdminDependencies {
   factors: FactorSummaries;
   /** Half-finished sign-ins, ended with a block. */
   pendingSignIns: PendingSignIns;
+  phoneChanges: OperatorPhoneChanges;
 }
 
 /** What of an account an operator read, as USER_VIEWED's `detail.read` names it. */
@@ -93,11 +114,12 @@ export class AdminService {
         if (exact && (await this.deps.accounts.lock(user.id))) await this.recordReading(principal, user, 'details', client, { via: 'search' });
       }
       const ids = shown.map(({ user }) => user.id);
-      const [live, totp, passkeys, identities] = await Promise.all([
+      const [live, totp, passkeys, identities, phoneChanges] = await Promise.all([
         this.deps.sessions.countLiveOf(ids),
         this.deps.factors.totpEnabledOf(ids),
         this.deps.factors.passkeyCountsOf(ids),
         this.deps.factors.identitiesOf(ids),
+        this.deps.phoneChanges.pendingOf(ids),
       ]);
       return toPage(rows, page.limit, ({ position }) => encodeSearchCursor(position), ({ user }) =>
         toAdminView(user, {
@@ -105,6 +127,7 @@ export class AdminService {
           mfaEnabled: totp.has(user.id),
           passkeys: passkeys.get(user.id) ?? 0,
           identities: identities.get(user.id) ?? [],
+          pendingPhoneChange: phoneChanges.get(user.id) ?? null,
         }),
       );
     };
@@ -193,6 +216,21 @@ export class AdminService {
       }
       return changed;
     });
+  }
+
+  /**
+   * Starts a change of another account's phone number (ADMIN) with a reason (1-500 characters,
+   * checked at the edge): it always waits PHONE_RECOVERY_DELAY_HOURS, the account is told (an SMS to
+   * its current number, PHONE_CHANGE_REQUESTED) and may cancel it; PHONE_CHANGE_REQUESTED in the
+   * audit log, in the change's transaction (PHONE_CHANGED follows when it applies). Never the
+   * caller's own account: operators change their number as every user does, with its proofs.
+   */
+  async changePhone(principal: Principal, id: Uuid, phone: string, reason: string, client: ClientInfo): Promise<PhoneChangeView> {
+    this.authorize(principal, Role.ADMIN);
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators change their own phone number as every user does (POST /users/me/phone-change)');
+    return this.deps.phoneChanges.requestByOperator(principal, id, phone, reason, client, (change, currentPhone) =>
+      this.audit(principal, AuditAction.PHONE_CHANGE_REQUESTED, id, { phoneChangeId: change.id, from: currentPhone, to: change.phone, reason, appliesAt: change.appliesAt?.toISOString() }, client),
+    );
   }
 
   /** Deletes another account (ADMIN), as its owner's deletion does: its data, sessions and avatar go; its events stay. */
@@ -298,17 +336,24 @@ export class AdminService {
 
   private async adminView(user: OperatorView): Promise<AdminUserView> {
     const { sessions, factors } = this.deps;
-    const [activeSessions, totp, passkeys, identities] = await Promise.all([
+    const [activeSessions, totp, passkeys, identities, phoneChanges] = await Promise.all([
       sessions.countLive(user.id),
       factors.totpEnabledOf([user.id]),
       factors.passkeyCountsOf([user.id]),
       factors.identitiesOf([user.id]),
+      this.deps.phoneChanges.pendingOf([user.id]),
     ]);
-    return toAdminView(user, { activeSessions, mfaEnabled: totp.has(user.id), passkeys: passkeys.get(user.id) ?? 0, identities: identities.get(user.id) ?? [] });
+    return toAdminView(user, {
+      activeSessions,
+      mfaEnabled: totp.has(user.id),
+      passkeys: passkeys.get(user.id) ?? 0,
+      identities: identities.get(user.id) ?? [],
+      pendingPhoneChange: phoneChanges.get(user.id) ?? null,
+    });
   }
 }
 
-function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSessions' | 'mfaEnabled' | 'passkeys' | 'identities'>): AdminUserView {
+function toAdminView(user: OperatorView, counts: Pick<AdminUserView, 'activeSessions' | 'mfaEnabled' | 'passkeys' | 'identities' | 'pendingPhoneChange'>): AdminUserView {
   return { ...user, status: user.blockedAt ? AccountStatus.BLOCKED : AccountStatus.ACTIVE, ...counts };
 }
 

@@ -2,6 +2,7 @@ import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
 import { IdentityType } from '../identity/identity.types.js';
+import { PhoneChangeType } from '../phone-change/phone-change.types.js';
 import { AuditAction } from '../audit/audit-action.js';
 import { WebhookDeliveryStatus } from '../webhook/webhook-delivery-status.js';
 import { connectionOf, type Connection } from '../../graphql/connection.js';
@@ -33,6 +34,9 @@ export class AdminUserType extends UserType {
 
   @Field(() => [IdentityType], { description: "The external providers' identities linked to the account" })
   identities!: IdentityType[];
+
+  @Field(() => PhoneChangeType, { nullable: true, description: "The account's change of phone number that is being proven or waits (an operator's included), if any" })
+  pendingPhoneChange!: PhoneChangeType | null;
 }
 
 export const AdminUserConnectionType = connectionOf('AdminUser', AdminUserType, 'Accounts found by an operator, newest first');

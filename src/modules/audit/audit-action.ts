@@ -9,5 +9,9 @@ export const AuditAction = {
   ROLE_CHANGED: 'ROLE_CHANGED',
   USER_DELETED: 'USER_DELETED',
   WEBHOOK_RETRIED: 'WEBHOOK_RETRIED',
+  /** An operator started a change of the account's phone number, which waits PHONE_RECOVERY_DELAY_HOURS (`detail`: the new phone, the reason, when it applies). */
+  PHONE_CHANGE_REQUESTED: 'PHONE_CHANGE_REQUESTED',
+  /** An operator's change of the phone number applied after its wait (`actorId` the operator who asked; `detail`: the old and new phone). */
+  PHONE_CHANGED: 'PHONE_CHANGED',
 } as const;
 export type AuditAction = (typeof AuditAction)[keyof typeof AuditAction];

@@ -14,7 +14,7 @@ export interface AuthMetrics {
   sms(country: string, outcome: SmsOutcome): void;
 }
 
-export type SignInMetricMethod = 'code' | 'password' | 'passkey' | 'oidc' | 'refresh' | 'mfa';
+export type SignInMetricMethod = 'code' | 'password' | 'passkey' | 'oidc' | 'refresh' | 'mfa' | 'second-proof';
 export type SmsOutcome = 'sent' | 'failed' | 'uncertain' | 'budget_spent' | 'breaker_open';
 
 /** Metrics off: nothing is counted. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requiredString } from '../../shared/validation.js';
 import { nicknameField } from '../account/nickname.js';
 import { mfaCode } from '../mfa/mfa.inputs.js';
-import { CodePurpose } from './code-purpose.js';
+import { CodePurpose, SendCodePurpose } from './code-purpose.js';
 
 // Shapes only; phone validity, password policy and nickname rules are business rules in the services.
 const phone = requiredString(32);
@@ -13,7 +13,7 @@ const password = requiredString(1024);
 export const SendCodeSchema = z.object({
   phone,
   purpose: z
-    .enum(CodePurpose, { error: `must be one of ${Object.values(CodePurpose).join(', ')}` })
+    .enum(SendCodePurpose, { error: `must be one of ${Object.values(SendCodePurpose).join(', ')}` })
     .nullish()
     .transform((purpose) => purpose ?? CodePurpose.LOGIN),
 });

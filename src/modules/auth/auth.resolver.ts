@@ -14,6 +14,7 @@ import {
 import type { SendCodeResult } from './auth.service.js';
 import type { AuthPayload } from './sign-ins.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
+import { SecondProofSchema } from './second-proof.inputs.js';
 import { PasskeyLoginOptionsType } from '../passkey/passkey.types.js';
 import { JsonScalar } from '../../graphql/json-scalar.js';
 import {
@@ -59,6 +60,21 @@ export class AuthResolver {
   verifyMfa(@Arg('input', () => VerifyMfaInputType) input: VerifyMfaInputType, @Ctx() ctx: GraphQLContext): Promise<AuthPayload> {
     const { mfaToken, code } = parseInput(VerifyMfaSchema, input);
     return ctx.services.auth.verifyMfa(mfaToken, code, ctx.client);
+  }
+
+  @Mutation(() => AuthPayloadType, {
+    description:
+      'Finishes a sign-in that answered SECOND_PROOF_REQUIRED (a dormant account) with exactly one of its password, a TOTP code or a recovery code. ' +
+      'A TOTP or recovery code completes it; after a password, an account with TOTP on answers MFA_REQUIRED. The proofToken is single use',
+  })
+  completeSecondProof(
+    @Arg('proofToken', () => String) proofToken: string,
+    @Arg('password', () => String, { nullable: true }) password: string | null,
+    @Arg('totp', () => String, { nullable: true }) totp: string | null,
+    @Arg('recoveryCode', () => String, { nullable: true }) recoveryCode: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<AuthPayload> {
+    return ctx.services.secondProof.complete(parseInput(SecondProofSchema, { proofToken, password, totp, recoveryCode }), ctx.client);
   }
 
   @Mutation(() => AuthPayloadType, { description: 'Rotates a refresh token: returns a new pair, the old token stops working' })

@@ -16,6 +16,7 @@ import {
 } from './auth.inputs.js';
 import type { AuthPayload } from './sign-ins.js';
 import { PasskeyLoginSchema } from '../passkey/passkey.inputs.js';
+import { SecondProofSchema } from './second-proof.inputs.js';
 
 function authPayloadToJson(payload: AuthPayload): AuthPayloadJson {
   return { ...payload, user: userToJson(payload.user) };
@@ -36,6 +37,9 @@ export function authRoutes(services: Services): Router {
   router.post('/mfa/verify', async (req, res) => {
     const { mfaToken, code } = parseInput(VerifyMfaSchema, req.body);
     res.json(authPayloadToJson(await auth.verifyMfa(mfaToken, code, clientInfo(req))));
+  });
+  router.post('/second-proof', async (req, res) => {
+    res.json(authPayloadToJson(await services.secondProof.complete(parseInput(SecondProofSchema, req.body), clientInfo(req))));
   });
   router.post('/register', async (req, res) => {
     res.status(201).json(authPayloadToJson(await auth.register(parseInput(RegisterSchema, req.body), clientInfo(req))));

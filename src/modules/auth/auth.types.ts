@@ -1,8 +1,8 @@
 import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { UserType } from '../account/account.types.js';
-import { CodePurpose } from './code-purpose.js';
+import { CodePurpose, SendCodePurpose } from './code-purpose.js';
 
-registerEnumType(CodePurpose, { name: 'CodePurpose', description: 'What a verification code may be used for' });
+registerEnumType(SendCodePurpose, { name: 'CodePurpose', description: 'What a verification code may be used for' });
 
 @ObjectType('SendCodeResult')
 export class SendCodeResultType {
@@ -42,8 +42,8 @@ export class SendCodeInputType {
   @Field()
   phone!: string;
 
-  @Field(() => CodePurpose, { nullable: true, defaultValue: CodePurpose.LOGIN })
-  purpose?: CodePurpose | null;
+  @Field(() => SendCodePurpose, { nullable: true, defaultValue: CodePurpose.LOGIN })
+  purpose?: SendCodePurpose | null;
 }
 
 @InputType('CodeLoginInput')

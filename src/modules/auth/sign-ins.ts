@@ -14,6 +14,7 @@ import { firstFactorAmr, type Amr } from './amr.js';
 import { NO_AUTH_METRICS, type AuthMetrics, type SignInMetricMethod } from './auth-metrics.js';
 import type { CodePurpose } from './code-purpose.js';
 import type { ExternalIdentities, ExternalSignIn, SecondFactors } from './second-factor.js';
+import { provesOnlyThePhone, type DormantAccounts } from './second-proof.js';
 import { SignInFailureLog, type FailedAccount } from './sign-in-failure-log.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 
@@ -41,6 +42,10 @@ export interface SignInDependencies {
   identities: Pick<ExternalIdentities, 'link'>;
   /** Sign-ins counted by method and outcome; none when metrics are off. */
   metrics?: AuthMetrics;
+  /** Phone changes: a code sign-in (the current phone proven) cancels one waiting for a lost phone. */
+  phoneChanges?: { cancelWaitingOnSignIn(userId: string, phone: string, sessionId: string, client: ClientInfo): Promise<void> };
+  /** The dormant-account rule: a sign-in by the phone alone to an account long unused asks another proof. */
+  dormant?: Pick<DormantAccounts, 'demand'>;
 }
 
 export interface SignInOptions {
@@ -86,6 +91,8 @@ export class SignIns {
     const { isNewUser, gate = false, amr = firstFactorAmr(method), external } = options;
     const { db, sessions, accounts, events, secondFactors, identities } = this.deps;
     if (gate) {
+      // Before the second factor's gate: a recycled number's new holder is asked what only the account's owner has.
+      if (provesOnlyThePhone(amr)) await this.deps.dormant?.demand(userId, method, amr, external);
       const challenge = await secondFactors.challenge(userId, method, amr, client, external);
       if (challenge) {
         if (await accounts.isBlocked(userId)) throw accountBlocked();
@@ -99,6 +106,8 @@ export class SignIns {
       const session = await sessions.create(userId, client, method.toLowerCase(), amr, provider);
       if (external?.link) await identities.link(userId, external.link, client, { signedIn: true, sessionId: session.sessionId });
       await events.record({ type: SecurityEventType.SIGN_IN, method, provider, userId, phone: account.phone, sessionId: session.sessionId, client });
+      // A code proved the current phone: its holder is back, and a change waiting for a lost phone ends.
+      if (method === SignInMethod.CODE) await this.deps.phoneChanges?.cancelWaitingOnSignIn(userId, account.phone, session.sessionId, client);
       return [session, account] as const;
     });
     return this.payload(issued, user, isNewUser);

@@ -54,6 +54,18 @@ export class VerificationCodeService {
     await this.conversion.verified(phone);
   }
 
+  /**
+   * `consume` for a code kept elsewhere (a phone change keeps its codes on the change): the same
+   * failure limits of the address and of (`phone`, address) first, then `use` (true: the code was
+   * right and is used up), then the conversion of the phone's region. INVALID_CODE when `use` says no.
+   */
+  async consumeWith(phone: string, ip: string | undefined, use: () => Promise<boolean>): Promise<void> {
+    const messages = { locked: 'Too many wrong codes; try again later', busy: 'Too many code attempts in progress; try again in a moment' };
+    const used = await this.limiter.attempt(this.failureRules(phone, ip), messages, use);
+    if (!used) throw invalidCode();
+    await this.conversion.verified(phone);
+  }
+
   /** Forgets every code of the phone (its account is being deleted). */
   discardAll(phone: string): Promise<void> {
     return this.codes.deleteAllFor(phone);

@@ -4,6 +4,9 @@ import { User } from '../account/user.entity.js';
 import { Session } from '../session/session.entity.js';
 import type { ExternalSignIn } from '../auth/second-factor.js';
 
+/** What a challenge's token finishes (see MfaChallenge.purpose). */
+export type ChallengePurpose = 'second-factor' | 'second-proof';
+
 /**
  * Table `mfa_challenges`: the mfaTokens of sign-ins waiting for a second factor, and of signed-in
  * sessions asked to step up, stored as SHA-256 only. Single use, bound to the account, and to the
@@ -11,7 +14,7 @@ import type { ExternalSignIn } from '../auth/second-factor.js';
  */
 @Entity({ tableName: 'mfa_challenges' })
 export class MfaChallenge {
-  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt' | 'method' | 'session' | 'externalSignIn';
+  [OptionalProps]?: 'createdAt' | 'attempts' | 'usedAt' | 'method' | 'session' | 'externalSignIn' | 'purpose';
 
   @PrimaryKey({ type: 'character', length: 64 })
   tokenHash!: string;
@@ -43,6 +46,14 @@ export class MfaChallenge {
    */
   @Property({ type: 'json', nullable: true })
   externalSignIn: ExternalSignIn | null = null;
+
+  /**
+   * `second-factor`: an mfaToken (MFA_REQUIRED, finished by verifyMfa); `second-proof`: a dormant
+   * account's proofToken (SECOND_PROOF_REQUIRED, finished by completeSecondProof). Each is taken only
+   * where its own kind is asked.
+   */
+  @Property({ type: 'string', length: 16, default: 'second-factor' })
+  purpose!: ChallengePurpose;
 
   /** Wrong codes so far; at MAX_ATTEMPTS the token is dead. */
   @Property({ type: 'integer', default: 0 })

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import type { ExternalSignIn } from '../auth/second-factor.js';
-import { MfaChallenge } from './mfa-challenge.entity.js';
+import { MfaChallenge, type ChallengePurpose } from './mfa-challenge.entity.js';
 import { RecoveryCode } from './recovery-code.entity.js';
 import { TotpFactor } from './totp-factor.entity.js';
 
@@ -16,6 +16,8 @@ export interface SignInChallenge {
   amr: string[];
   /** Of a sign-in through an external provider (see ExternalSignIn). */
   external?: ExternalSignIn;
+  /** An mfaToken (the default) or a dormant account's proofToken. */
+  purpose?: ChallengePurpose;
 }
 
 /** A step-up's mfaToken: the account, the session to upgrade and the methods its token named. */
@@ -62,6 +64,7 @@ export class MfaRepository {
     | 'createChallenge'
     | 'createStepUp'
     | 'lockChallenge'
+    | 'useChallenge'
     | 'challengeWithFactor'
     | 'countWrong',
     string
@@ -93,8 +96,8 @@ export class MfaRepository {
       useStep: `update ${f.table} set ${step.set} where ${step.where} returning 1 as ok`,
       useRecoveryCode: `update ${r.table} set ${recovery.set} where ${recovery.where} returning 1 as ok`,
       codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
-      createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt}, ${c.externalSignIn})
-                        values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5), $6::jsonb)`,
+      createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt}, ${c.externalSignIn}, ${c.purpose})
+                        values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5), $6::jsonb, $7)`,
       // One statement: a session's new step-up token replaces its earlier ones, so that asking again
       // and again keeps one row per session (each needs only the session's access token).
       createStepUp: `with replaced as (delete from ${c.table} where ${c.session} = $3)
@@ -102,11 +105,13 @@ export class MfaRepository {
                      values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5))`,
       // Locked when asked inside a transaction, so that the verifies of one token run one at a time.
       lockChallenge: `select 1 as ok from ${c.table} where ${live} for update`,
+      // Conditional update: of concurrent uses of one live token, exactly one gets its row back.
+      useChallenge: `update ${c.table} set ${c.usedAt} = now() where ${live} returning 1 as ok`,
       // The first look at a token: its challenge and the factor to judge the code by, in one round trip.
       challengeWithFactor: `select c.${c.user} as "userId", c.${c.method} as method, c.${c.amr} as amr, c.${c.session} as "sessionId", c.${c.externalSignIn} as external,
                                    f.${f.secretSealed} as "secretSealed", f.${f.confirmedAt} is not null as confirmed
                               from ${c.table} c left join ${f.table} f on f.${f.user} = c.${c.user}
-                             where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2`,
+                             where c.${c.tokenHash} = $1 and c.${c.usedAt} is null and c.${c.expiresAt} > now() and c.${c.attempts} < $2 and c.${c.purpose} = $3`,
       // Atomic: every wrong code counts, however many arrive at once.
       countWrong: `update ${c.table} set ${c.attempts} = ${c.attempts} + 1 where ${c.tokenHash} = $1 returning ${c.attempts} as attempts`,
       useStepSpendingToken: '',
@@ -180,7 +185,8 @@ export class MfaRepository {
 
   async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {
     const external = challenge.external ? JSON.stringify(challenge.external) : null;
-    await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds, external], 'mfa_create_challenge');
+    const purpose = challenge.purpose ?? 'second-factor';
+    await this.db.rows(this.sql.createChallenge, [tokenHash, challenge.userId, challenge.method, challenge.amr, ttlSeconds, external, purpose], 'mfa_create_challenge');
   }
 
   /** A step-up's token, replacing any earlier one of the same session. */
@@ -188,11 +194,11 @@ export class MfaRepository {
     await this.db.rows(this.sql.createStepUp, [tokenHash, challenge.userId, challenge.sessionId, challenge.amr, ttlSeconds], 'mfa_create_step_up');
   }
 
-  /** The challenge of a token that is unused, unexpired and has attempts left, with its account's factor. */
-  async challengeWithFactor(tokenHash: string, maxAttempts: number): Promise<ChallengeWithFactor | undefined> {
+  /** The challenge of a token of `purpose` that is unused, unexpired and has attempts left, with its account's factor. */
+  async challengeWithFactor(tokenHash: string, maxAttempts: number, purpose: ChallengePurpose = 'second-factor'): Promise<ChallengeWithFactor | undefined> {
     const row = await this.db.one<LiveChallenge & { secretSealed: string | null; confirmed: boolean }>(
       this.sql.challengeWithFactor,
-      [tokenHash, maxAttempts],
+      [tokenHash, maxAttempts, purpose],
       'mfa_challenge_with_factor',
     );
     if (!row) return undefined;
@@ -203,6 +209,11 @@ export class MfaRepository {
   /** Holds a live token's row until the commit (the verifies of one token run one at a time); false when it is no longer live. */
   async lockChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
     return Boolean(await this.db.one(this.sql.lockChallenge, [tokenHash, maxAttempts], 'mfa_lock_challenge'));
+  }
+
+  /** Spends a live token; false when it is no longer live (spent, expired or dead meanwhile). */
+  async useChallenge(tokenHash: string, maxAttempts: number): Promise<boolean> {
+    return Boolean(await this.db.one(this.sql.useChallenge, [tokenHash, maxAttempts], 'mfa_use_challenge'));
   }
 
   async countWrong(tokenHash: string): Promise<void> {

@@ -16,6 +16,7 @@ import { provesRecentSecondFactor, STEP_UP_MAX_AGE_SECONDS, type RecentSecondFac
 import { SecurityEventType, type SignInMethod } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
+import type { ChallengePurpose } from './mfa-challenge.entity.js';
 import { MfaMethod } from './mfa-method.js';
 import type { MfaRepository, SpentToken, StoredFactor } from './mfa.repository.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
@@ -62,14 +63,15 @@ export interface MfaDependencies {
   pendingSignIns: PendingSignIns;
 }
 
-const CHALLENGE_TTL_SECONDS = 300;
+/** The lifetime of an mfaToken (and of a proofToken). */
+export const CHALLENGE_TTL_SECONDS = 300;
 /** What a refused code is told: the account's wrong codes reached a limit, or codes being checked fill it. */
 const ATTEMPT_MESSAGES = {
   locked: 'Too many wrong codes for this account; try again later',
   busy: 'Too many codes being checked for this account; try again in a moment',
 };
-/** Wrong codes an mfaToken takes before it is dead. */
-const MAX_ATTEMPTS = 5;
+/** Wrong codes an mfaToken (or wrong proofs a proofToken) takes before it is dead. */
+export const MAX_ATTEMPTS = 5;
 const MFA_METHODS: readonly MfaMethod[] = [MfaMethod.totp, MfaMethod.recovery];
 
 type Spent = 'totp' | 'recovery';
@@ -199,14 +201,21 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
   /**
    * Spends a code on an mfaToken. An unknown, expired, used or dead token is INVALID_CODE whatever
    * the code, and so is a step-up token whose session has ended; a wrong code counts against the
-   * token (five kill it) and the account's failure limits.
+   * token (five kill it) and the account's failure limits. `purpose` `second-proof`: the token is a
+   * dormant account's proofToken instead (see SecondProofTokens), taken here for its TOTP or recovery code.
    */
-  async verify<T>(mfaToken: string, code: string, client: ClientInfo, complete: (passed: PassedSecondFactor) => Promise<T>): Promise<T> {
+  async verify<T>(
+    mfaToken: string,
+    code: string,
+    client: ClientInfo,
+    complete: (passed: PassedSecondFactor) => Promise<T>,
+    purpose: ChallengePurpose = 'second-factor',
+  ): Promise<T> {
     const { db, mfa, accounts, events, sessions } = this.deps;
     // Only the token's canonical spelling is looked up: any other is an unknown token.
     const tokenHash = oneTimeTokenHash(mfaToken);
     if (!tokenHash) throw wrongCode();
-    const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS);
+    const found = await mfa.challengeWithFactor(tokenHash, MAX_ATTEMPTS, purpose);
     if (!found) throw wrongCode();
     // A step-up of a session that ended since (a logout, a revocation, a block) is as dead as its
     // session, before any limit or code; the upgrade checks again where it is written.
@@ -256,6 +265,15 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
 
   sweepExpired(): Promise<Record<string, number>> {
     return this.deps.mfa.sweepExpired();
+  }
+
+  /**
+   * `change` of the signed-in user's, in the transaction that spends `code` (a TOTP or an unused
+   * recovery code; the account's row held): a phone change's account proof. INVALID_CODE when the
+   * code does not pass, NOT_FOUND while TOTP is off.
+   */
+  withSecondFactorCode<T>(principal: Principal, code: string, client: ClientInfo, change: () => Promise<T>): Promise<T> {
+    return this.withCode(principal, code, client, change);
   }
 
   /**

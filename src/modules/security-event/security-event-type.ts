@@ -31,6 +31,12 @@ export const SecurityEventType = {
   /** An external provider's identity was linked to the account, or unlinked from it (the event names the provider). */
   IDENTITY_LINKED: 'IDENTITY_LINKED',
   IDENTITY_UNLINKED: 'IDENTITY_UNLINKED',
+  /** A change of the account's phone number waits its delay (the lost-phone path, or an operator's). */
+  PHONE_CHANGE_REQUESTED: 'PHONE_CHANGE_REQUESTED',
+  /** The account's phone number changed (the event keeps the old number, masked). */
+  PHONE_CHANGED: 'PHONE_CHANGED',
+  /** A waiting or pending change of the phone number was cancelled (by a session, a sign-in with the current phone, or a new change). */
+  PHONE_CHANGE_CANCELLED: 'PHONE_CHANGE_CANCELLED',
 } as const;
 export type SecurityEventType = (typeof SecurityEventType)[keyof typeof SecurityEventType];
 

@@ -52,6 +52,7 @@ export class SessionRepository {
     retireTokens: string;
     listLive: string;
     countLive: string;
+    lastUse: string;
   };
 
   /**
@@ -127,6 +128,8 @@ export class SessionRepository {
                    from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null and ${s.expiresAt} > now()
                   order by ${s.createdAt} desc, ${s.id}`,
       countLive: `select count(*)::int as n from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null and ${s.expiresAt} > now()`,
+      // Sessions not revoked only: the partial index on the user serves them (a revoked one counts from its sign-in).
+      lastUse: `select max(${s.lastUsedAt}) as at from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null`,
     };
     this.liveLoader = new DataLoader((keys) => this.liveUsers(keys), {
       cache: false,
@@ -228,6 +231,12 @@ export class SessionRepository {
     // Timestamps come as the database writes them (the pool parses no dates).
     const rows = await this.db.rows<LiveSession & { createdAt: Date | string; lastUsedAt: Date | string }>(this.sql.listLive, [userId], 'session_list_live');
     return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), lastUsedAt: new Date(row.lastUsedAt) }));
+  }
+
+  /** The last use of any session of the user not revoked (live or expired), if there is one. */
+  async lastUse(userId: string): Promise<Date | null> {
+    const at = (await this.db.one<{ at: Date | string | null }>(this.sql.lastUse, [userId], 'session_last_use'))?.at ?? null;
+    return at === null ? null : new Date(at);
   }
 
   async countLive(userId: string): Promise<number> {

@@ -161,6 +161,11 @@ export class SessionService {
     }));
   }
 
+  /** When any session of the user not revoked was last used (a request, a refresh); null without one. */
+  lastUse(userId: string): Promise<Date | null> {
+    return this.sessions.lastUse(userId);
+  }
+
   countLive(userId: string): Promise<number> {
     return this.sessions.countLive(userId);
   }

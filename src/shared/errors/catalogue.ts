@@ -35,6 +35,10 @@ const CATALOGUE: Readonly<Record<ErrorCode, ErrorDescription>> = {
     status: 401, title: 'Phone verification required',
     extensions: '`linkToken` (string, 10 minutes): finish with linkExternalIdentity (POST /api/v1/auth/oidc/link) and an SMS login code of the phone; `identity` (`{ provider, email, name }`, email and name may be null): the external identity to link, as its provider describes it.',
   },
+  SECOND_PROOF_REQUIRED: {
+    status: 401, title: 'Second proof required',
+    extensions: '`proofToken` (string, single use, 5 minutes): finish with completeSecondProof (POST /api/v1/auth/second-proof) and one of the account\'s password, a TOTP code or a recovery code; `methods` (array of `password`, `totp`, `recovery`, `passkey`, `identity`): what the account has (`passkey` and `identity`: sign in with the passkey, or through the linked provider, instead). A sign-in by SMS code to a dormant account.',
+  },
   IDENTITY_ALREADY_LINKED: { status: 409, title: 'Identity already linked', extensions: NONE },
   IDENTITY_PROVIDER_ERROR: { status: 502, title: 'Identity provider error', extensions: NONE },
   PERSISTED_QUERY_NOT_FOUND: {
@@ -54,6 +58,7 @@ const CATALOGUE: Readonly<Record<ErrorCode, ErrorDescription>> = {
   REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', extensions: `${NONE} The connection is closed.` },
   PHONE_ALREADY_REGISTERED: { status: 409, title: 'Phone already registered', extensions: NONE },
   MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor already enabled', extensions: NONE },
+  PHONE_TAKEN: { status: 409, title: 'Phone taken', extensions: `${NONE} A phone change's new number belongs to another account; told only once the new number was proven with its code.` },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', extensions: NONE },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', extensions: NONE },
   INVALID_IMAGE: { status: 422, title: 'Invalid image', extensions: NONE },

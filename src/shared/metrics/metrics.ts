@@ -43,7 +43,7 @@ export class Metrics implements AuthMetrics {
     });
     this.signIns = new Counter({
       name: 'auth_sign_ins_total',
-      help: 'Sign-ins by method (code, password, passkey, oidc, refresh, mfa) and outcome (success or the error code)',
+      help: 'Sign-ins by method (code, password, passkey, oidc, refresh, mfa, second-proof) and outcome (success or the error code)',
       labelNames: ['method', 'outcome'],
       registers,
     });

@@ -6,7 +6,7 @@ import type { Operator } from './session';
  * checks every call itself; this only keeps controls that would be refused off the page.
  */
 export const may = {
-  /** Block, unblock, change the role, delete: ADMIN, never on their own account. */
+  /** Block, unblock, change the role, start a change of the phone number, delete: ADMIN, never on their own account. */
   administer: (operator: Operator, account: { id: string }) => operator.role === 'ADMIN' && operator.id !== account.id,
   /** End every session: ADMIN, or SUPPORT for a USER's account. */
   revokeSessions: (operator: Operator, account: { role: Role }) => operator.role === 'ADMIN' || account.role === 'USER',

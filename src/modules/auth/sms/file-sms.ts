@@ -1,8 +1,9 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { SmsDeliveryError, type SmsMessage, type SmsProvider } from './sms-provider.js';
+import { smsText } from './sms-text.js';
 
-/** Appends one JSON line `{ phone, code, purpose, sentAt }` per message; for tests and staging. */
+/** Appends one JSON line `{ phone, code, purpose, text, sentAt }` per message; for tests and staging. */
 export class FileSmsProvider implements SmsProvider {
   readonly name = 'file';
   readonly destination: string;
@@ -12,8 +13,9 @@ export class FileSmsProvider implements SmsProvider {
     this.destination = resolve(file);
   }
 
-  async send({ phone, code, purpose }: SmsMessage): Promise<void> {
-    const line = JSON.stringify({ phone, code, purpose, sentAt: new Date().toISOString() });
+  async send(message: SmsMessage): Promise<void> {
+    const { phone, code, purpose } = message;
+    const line = JSON.stringify({ phone, code, purpose, text: smsText(message), sentAt: new Date().toISOString() });
     try {
       this.ready ??= mkdir(dirname(this.destination), { recursive: true });
       await this.ready;

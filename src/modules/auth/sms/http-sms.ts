@@ -1,9 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SmsDeliveryError, type SmsMessage, type SmsProvider } from './sms-provider.js';
-
-function smsText({ code, ttlSeconds }: SmsMessage): string {
-  return `Your verification code is ${code}. It expires in ${Math.round(ttlSeconds / 60)} minutes. Do not share it.`;
-}
+import { smsText } from './sms-text.js';
 
 /**
  * Failures of fetch before a byte of the request left: refused or unreachable, a name that does not

@@ -1,10 +1,21 @@
 import type { CodePurpose } from '../code-purpose.js';
 
+/** What an SMS is for: a code of a purpose, or the notice of a phone change to the account's number. */
+type SmsPurpose = CodePurpose | typeof PHONE_CHANGE_NOTICE;
+
+export const PHONE_CHANGE_NOTICE = 'phone-change-notice';
+
+/** A phone change told to the account's (old) number: asked for (it applies at `appliesAt` unless cancelled), or done. */
+export type PhoneChangeNotice = { kind: 'requested'; newPhone: string; appliesAt: Date } | { kind: 'changed'; newPhone: string };
+
 export interface SmsMessage {
   phone: string;
+  /** Empty for a notice. */
   code: string;
-  purpose: CodePurpose;
+  purpose: SmsPurpose;
   ttlSeconds: number;
+  /** With purpose `phone-change-notice`. */
+  notice?: PhoneChangeNotice;
 }
 
 /** Delivers verification codes. Real providers implement this; `send` rejects when delivery failed. */

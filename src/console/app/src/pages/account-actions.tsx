@@ -13,8 +13,9 @@ import { navigate, to } from '../router';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { useOperator } from '../use-session';
 import type { Account } from './account';
+import { ChangePhoneDialog } from './account-phone';
 
-type Action = 'block' | 'unblock' | 'role' | 'revoke' | 'delete';
+type Action = 'block' | 'unblock' | 'role' | 'phone' | 'revoke' | 'delete';
 /** What an action changes besides what its answer carries: the sessions, the events. */
 const refetchQueries = ['ConsoleAccount'];
 const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
@@ -53,6 +54,11 @@ export function AccountActions({ account, onChanged }: { account: Account; onCha
           </button>
         ) : null}
         {administer ? (
+          <button type="button" onClick={() => setOpen('phone')}>
+            Change phone number…
+          </button>
+        ) : null}
+        {administer ? (
           <button type="button" className="danger" onClick={() => setOpen('delete')}>
             Delete account…
           </button>
@@ -62,6 +68,7 @@ export function AccountActions({ account, onChanged }: { account: Account; onCha
       {open === 'unblock' ? <UnblockDialog account={account} onClose={close} onDone={done} /> : null}
       {open === 'revoke' ? <RevokeDialog account={account} onClose={close} onDone={done} /> : null}
       {open === 'role' ? <RoleDialog account={account} onClose={close} onDone={done} /> : null}
+      {open === 'phone' ? <ChangePhoneDialog account={account} onClose={close} onDone={done} /> : null}
       {open === 'delete' ? <DeleteDialog account={account} onClose={close} /> : null}
     </section>
   );

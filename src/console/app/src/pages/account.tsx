@@ -9,6 +9,7 @@ import { useOperator } from '../use-session';
 import { AccountActions } from './account-actions';
 import { AccountAudit } from './account-audit';
 import { AccountEvents } from './account-events';
+import { PendingPhoneChange } from './account-phone';
 
 export type Account = ConsoleAccountQuery['adminUser'];
 
@@ -70,6 +71,10 @@ function Profile({ account }: { account: Account }) {
         <dd>{account.role}</dd>
         <dt>Phone</dt>
         <dd>{account.phone}</dd>
+        <dt>Phone change</dt>
+        <dd>
+          <PendingPhoneChange account={account} />
+        </dd>
         <dt>Nickname</dt>
         <dd>{account.nickname}</dd>
         <dt>Id</dt>

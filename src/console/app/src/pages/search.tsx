@@ -1,5 +1,5 @@
 import { useQuery } from '@apollo/client/react';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type MouseEvent } from 'react';
 import { ConsoleAccountsDocument, type AccountStatus, type Role } from '../../generated/graphql';
 import { Link, navigate, pageNotice, to } from '../router';
 import { When } from '../ui/format';
@@ -9,6 +9,18 @@ import { ErrorNotice, Loading, PageTitle } from '../ui/status';
 const PAGE_SIZE = 25;
 const STATUSES: AccountStatus[] = ['ACTIVE', 'BLOCKED'];
 const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
+
+/**
+ * A click anywhere in a result's row opens its account, as its phone link does; the link stays the
+ * row's one control (for the keyboard and screen readers). A click on the link itself, with a
+ * modifier key or another button, or that ends a selection of the row's text, is left alone.
+ */
+function openRow(event: MouseEvent<HTMLTableRowElement>, href: string) {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (event.target instanceof Element && event.target.closest('a, button, input, select, textarea')) return;
+  if (window.getSelection()?.toString()) return;
+  navigate(href);
+}
 
 const pick = <T extends string>(value: string | null, allowed: T[]): T | undefined => allowed.find((v) => v === value);
 
@@ -95,7 +107,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
           </thead>
           <tbody>
             {accounts.map((account) => (
-              <tr key={account.id}>
+              <tr key={account.id} className="opens" onClick={(event) => openRow(event, to(`/users/${account.id}`))}>
                 <th scope="row">
                   <Link href={to(`/users/${account.id}`)}>{account.phone}</Link>
                 </th>
