@@ -48,7 +48,7 @@ export interface FactorSummaries {
  * service (which owns its table): an operator's change, which always waits, with `audit` run in its
  * transaction; and the open change of each account of a page.
  */
-export interface OperatorPhoneChanges {
+interface OperatorPhoneChanges {
   requestByOperator(
     operator: Principal,
     userId: string,
