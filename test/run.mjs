@@ -52,6 +52,8 @@ const BROWSER_AND_GATEWAY = [
   'test/console/admin.test.ts',
   'test/console/operators.test.ts',
   'test/console/session.test.ts',
+  'test/console/search.test.ts',
+  'test/console/phone-change.test.ts',
   'test/graphql/explorer.test.ts',
   'test/passkeys/browser.test.ts',
   'test/identity/web-flow.test.ts',
