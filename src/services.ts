@@ -239,7 +239,7 @@ export async function createServices(
   const phoneChangeRepository = new PhoneChangeRepository(db);
   const phoneChangeSms = new PhoneChangeSms(
     { limiter, smsGuard, sms, events, logger },
-    { codeLength: config.code.length, codeTtlSeconds: config.code.ttlSeconds, sendCode: config.sendCode },
+    { defaultLocale: config.defaultLocale, codeLength: config.code.length, codeTtlSeconds: config.code.ttlSeconds, sendCode: config.sendCode },
   );
   const phoneChanges = new PhoneChangeService(
     {
@@ -287,6 +287,7 @@ export async function createServices(
     },
     {
       defaultPhoneRegion: config.defaultPhoneRegion,
+      defaultLocale: config.defaultLocale,
       registrationEnabled: config.registrationEnabled,
       codeTtlSeconds: config.code.ttlSeconds,
       sendCode: config.sendCode,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JwtAlgorithm } from '../shared/tokens/key-file.js';
+import type { Locale } from '../shared/i18n/locale.js';
 import { configDocs } from './describe.js';
 import { parseIdentity, type IdentityConfig } from './identity-providers.js';
 import { commaList } from './list.js';
@@ -59,6 +60,8 @@ export const envSchema = z.object({
     .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 region such as CN')
     .default('CN')
     .register(configDocs, { feature: 'sign-in', values: 'a two-letter ISO 3166 region', description: 'The region for numbers given in national form.' }),
+  DEFAULT_LOCALE: z.enum(['zh-CN', 'en'], { message: 'must be zh-CN or en' }).default('en')
+    .register(configDocs, { feature: 'service', values: '`zh-CN` or `en`', description: 'The language of an SMS when the account chose none, the request\'s `Accept-Language` names none of ours and the phone\'s region has none (`+86` is `zh-CN`); and of API messages when `Accept-Language` names none.' }),
   REGISTRATION_ENABLED: bool.default(true)
     .register(configDocs, { feature: 'sign-in', description: 'Whether sign-in may create accounts.' }),
   PUBLIC_CONFIG_FILE: z.string().optional()
@@ -245,6 +248,8 @@ export interface Config {
    */
   jwt: { secret?: string; issuer: string; audience: string; algorithm: JwtAlgorithm; privateKeysFiles: string[] };
   defaultPhoneRegion: string;
+  /** The last source of a message's locale (API.md 10.3). */
+  defaultLocale: Locale;
   registrationEnabled: boolean;
   publicConfigFile?: string;
   sms: {
@@ -426,6 +431,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     migrateOnStart: e.MIGRATE_ON_START,
     jwt: { secret: e.JWT_SECRET, issuer: e.JWT_ISSUER, audience: e.JWT_AUDIENCE, algorithm: e.JWT_ALGORITHM, privateKeysFiles: keyFiles },
     defaultPhoneRegion: e.DEFAULT_PHONE_REGION,
+    defaultLocale: e.DEFAULT_LOCALE,
     registrationEnabled: e.REGISTRATION_ENABLED,
     publicConfigFile: e.PUBLIC_CONFIG_FILE,
     sms: {

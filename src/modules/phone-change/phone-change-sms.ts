@@ -1,17 +1,21 @@
 import { randomInt } from 'node:crypto';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { Locale } from '../../shared/i18n/locale.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Phone } from '../../shared/phone.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import type { CodePurpose } from '../auth/code-purpose.js';
 import type { SmsFraudGuard } from '../auth/sms-fraud-guard.js';
 import type { SmsProvider } from '../auth/sms/index.js';
+import { smsLocale } from '../auth/sms/sms-locale.js';
 import { PHONE_CHANGE_NOTICE, SmsDeliveryError, type PhoneChangeNotice, type SmsMessage } from '../auth/sms/sms-provider.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 
 export interface PhoneChangeSmsSettings {
+  /** The last source of an SMS's language. */
+  defaultLocale: Locale;
   codeLength: number;
   codeTtlSeconds: number;
   sendCode: { intervalSeconds: number; perPhoneHourly: number; perPhoneDaily: number; perIpHourly: number };
@@ -41,14 +45,14 @@ export class PhoneChangeSms {
     const { codeLength, codeTtlSeconds } = this.settings;
     const code = randomInt(0, 10 ** codeLength).toString().padStart(codeLength, '0');
     await store(code);
-    await this.deliver(phone, perPhone, { phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds });
+    await this.deliver(phone, perPhone, { phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds, locale: smsLocale(undefined, client, phone, this.settings.defaultLocale) });
     await this.deps.events.recordUnlocked({ type: SecurityEventType.CODE_SENT, userId, phone: phone.e164, client });
   }
 
   /** A notice to the account's number; RATE_LIMITED, SERVICE_UNAVAILABLE or SMS_DELIVERY_FAILED when it cannot go out. */
   async sendNotice(phone: Phone, notice: PhoneChangeNotice, client: ClientInfo | undefined): Promise<void> {
     const perPhone = await this.admit(phone, client, false);
-    await this.deliver(phone, perPhone, { phone: phone.e164, code: '', purpose: PHONE_CHANGE_NOTICE, ttlSeconds: 0, notice });
+    await this.deliver(phone, perPhone, { phone: phone.e164, code: '', purpose: PHONE_CHANGE_NOTICE, ttlSeconds: 0, notice, locale: smsLocale(undefined, client, phone, this.settings.defaultLocale) });
   }
 
   /** `sendNotice` after the change committed: a notice that cannot go out is logged, the change stands. */

@@ -3,6 +3,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Request, RequestHandler, Response } from 'express';
+import { localeFromAcceptLanguage, type Locale } from '../i18n/locale.js';
 import { withRequestId, type Logger } from '../logger.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 
@@ -146,6 +147,8 @@ export interface ClientInfo {
   userAgent?: string;
   /** The request's id (X-Request-Id), which its log lines carry too. */
   requestId?: string;
+  /** The locale the request's `Accept-Language` asks for, when it names one of the service's. */
+  locale?: Locale;
 }
 
 export function clientInfo(req: Request): ClientInfo {
@@ -153,5 +156,6 @@ export function clientInfo(req: Request): ClientInfo {
     ip: (req.ip ?? req.socket.remoteAddress)?.slice(0, 64),
     userAgent: req.get('user-agent')?.slice(0, 512),
     requestId: req.res?.locals.requestId as string | undefined,
+    locale: localeFromAcceptLanguage(req.headers['accept-language']),
   };
 }

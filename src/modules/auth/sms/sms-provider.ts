@@ -1,7 +1,8 @@
+import type { Locale } from '../../../shared/i18n/locale.js';
 import type { CodePurpose } from '../code-purpose.js';
 
 /** What an SMS is for: a code of a purpose, or the notice of a phone change to the account's number. */
-type SmsPurpose = CodePurpose | typeof PHONE_CHANGE_NOTICE;
+export type SmsPurpose = CodePurpose | typeof PHONE_CHANGE_NOTICE;
 
 export const PHONE_CHANGE_NOTICE = 'phone-change-notice';
 
@@ -14,6 +15,8 @@ export interface SmsMessage {
   code: string;
   purpose: SmsPurpose;
   ttlSeconds: number;
+  /** The language to write it in: the account's, the request's, the phone region's, or the default (API.md 10.3). */
+  locale: Locale;
   /** With purpose `phone-change-notice`. */
   notice?: PhoneChangeNotice;
 }
