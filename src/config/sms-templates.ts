@@ -12,7 +12,7 @@ export const SMS_TEMPLATE_PURPOSES = [
   'phone-change-current',
   'phone-change-notice',
 ] as const;
-export type SmsTemplatePurpose = (typeof SMS_TEMPLATE_PURPOSES)[number];
+type SmsTemplatePurpose = (typeof SMS_TEMPLATE_PURPOSES)[number];
 
 /** Per purpose, per locale, an ICU message. */
 export type SmsTemplates = Record<SmsTemplatePurpose, Record<Locale, string>>;
@@ -64,7 +64,7 @@ export const DEFAULT_SMS_TEMPLATES: SmsTemplates = {
 };
 
 /** The argument names of an ICU message, at any depth (inside `select` and `plural` branches too). */
-export function argumentsOf(template: string, locale: Locale): Set<string> {
+function argumentsOf(template: string, locale: Locale): Set<string> {
   const names = new Set<string>();
   const walk = (elements: readonly unknown[]): void => {
     for (const element of elements as { type: number; value?: unknown; options?: Record<string, { value: unknown[] }>; children?: unknown[] }[]) {

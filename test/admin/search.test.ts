@@ -48,7 +48,7 @@ interface Params {
   cursor?: string;
 }
 
-const FIELDS = 'id phone nickname avatarUrl hasPassword role createdAt lastLoginAt status blockedAt blockedReason activeSessions mfaEnabled passkeys identities { provider } pendingPhoneChange { id phone status }';
+const FIELDS = 'id phone nickname avatarUrl hasPassword role locale createdAt lastLoginAt status blockedAt blockedReason activeSessions mfaEnabled passkeys identities { provider } pendingPhoneChange { id phone status }';
 const SEARCH = `query($query: String, $status: AccountStatus, $role: Role, $first: Int, $after: String) {
   adminUsers(query: $query, status: $status, role: $role, first: $first, after: $after) {
     edges { cursor node { ${FIELDS} } } pageInfo { hasNextPage endCursor } } }`;
@@ -252,6 +252,7 @@ describe.each(TRANSPORTS)("the operators' search over %s", (transport) => {
       avatarUrl: null,
       hasPassword: false,
       role: 'USER',
+      locale: null,
       createdAt: expect.any(String),
       lastLoginAt: null,
       status: 'BLOCKED',
