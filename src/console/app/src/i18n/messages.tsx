@@ -6,8 +6,8 @@ import { localeStore } from './store';
 import zhCN from './zh-CN.json';
 
 /** A message of the catalogues (i18n/en.json, i18n/zh-CN.json): ICU message format, one key each. */
-export type MessageKey = keyof typeof en;
-export type MessageValues = Record<string, string | number>;
+type MessageKey = keyof typeof en;
+type MessageValues = Record<string, string | number>;
 /** A message to show later, in whatever language the console speaks then (a notice kept by the session). */
 export interface Message {
   key: MessageKey;
@@ -43,7 +43,7 @@ export interface Messages {
 
 const dateTimes = new Map<Locale, Intl.DateTimeFormat>();
 
-export function messagesFor(locale: Locale): Messages {
+function messagesFor(locale: Locale): Messages {
   return {
     locale,
     t: (key, values) => String(formatOf(locale, key).format(values)),
@@ -64,7 +64,7 @@ export function messagesFor(locale: Locale): Messages {
 }
 
 /** The console's language, as a hook: components redraw when the operator switches it. */
-export function useLocale(): Locale {
+function useLocale(): Locale {
   return useSyncExternalStore(localeStore.subscribe, localeStore.current);
 }
 
