@@ -5,6 +5,7 @@ import { configDocs } from './describe.js';
 import { parseIdentity, type IdentityConfig } from './identity-providers.js';
 import { commaList } from './list.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
+import { isWebOtpDomain, parseSmsTemplates, type SmsTemplates } from './sms-templates.js';
 import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
 import { parseWebhooks, type WebhookConfig } from './webhooks.js';
 
@@ -67,9 +68,15 @@ export const envSchema = z.object({
   PUBLIC_CONFIG_FILE: z.string().optional()
     .register(configDocs, { feature: 'service', description: 'A JSON file with the `about` and `helpCenter` content of `GET /api/v1/auth/config` and `config` (any subset of their fields).' }),
   SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook']).optional()
-    .register(configDocs, { feature: 'sms', default: '`console`', description: '`console` prints codes on standard output; `file` appends `{ phone, code, purpose, sentAt }` lines to `SMS_OUTBOX_FILE`; `twilio`; `webhook`. Must be chosen explicitly in production.' }),
+    .register(configDocs, { feature: 'sms', default: '`console`', description: '`console` prints codes on standard output; `file` appends `{ phone, code, purpose, locale, text, sentAt }` lines to `SMS_OUTBOX_FILE`; `twilio`; `webhook`. Must be chosen explicitly in production.' }),
   SMS_OUTBOX_FILE: z.string().optional()
     .register(configDocs, { feature: 'sms', description: 'The file the `file` provider appends its lines to; required with `SMS_PROVIDER=file`.' }),
+  SMS_TEMPLATES: z.string().optional()
+    .register(configDocs, { feature: 'sms', type: 'path', default: 'the shipped `zh-CN` and `en` texts', description: 'A JSON file of the texts of the text providers (console notices, `file`, `twilio`, `webhook`): `{ "<purpose>": { "<locale>": "<ICU message>" } }`, any subset of the purposes (`login`, `register`, `reset-password`, `delete-account`, `phone-change`, `phone-change-current`, `phone-change-notice`) and locales (`zh-CN`, `en`) over the shipped ones. A code\'s text must contain `{code}` and may use `{minutes}`; the notice\'s must contain `{ending}` (the new number\'s last four digits) and may use `{time}` and `{kind, select, requested {…} other {…}}`. A template that breaks these rules, or a purpose or locale not named here, refuses to start. See [SMS](sign-in.md#sms-languages-and-templates).' }),
+  SMS_WEBOTP_DOMAIN: z.string().optional()
+    .register(configDocs, { feature: 'sms', values: 'a host name such as `meet.example.com`', description: 'Appends the WebOTP line `@<domain> #<code>` to every code\'s SMS (text providers), so that a browser on that site can offer the code (`navigator.credentials.get({ otp })`).' }),
+  SMS_APP_HASH: z.string().optional()
+    .register(configDocs, { feature: 'sms', values: '11 characters of `A-Z a-z 0-9 + /`', description: 'Appends the Android SMS Retriever hash of the app to every code\'s SMS (text providers), so that the app reads the code without asking.' }),
   SMS_TIMEOUT_MS: int(100, 60_000).default(5000)
     .register(configDocs, { feature: 'sms', description: 'The deadline of one provider request (there is no retry).' }),
   TWILIO_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com')
@@ -219,6 +226,11 @@ export const envSchema = z.object({
 
 type Environment = z.infer<typeof envSchema>;
 
+export interface SmsAutofill {
+  webOtpDomain?: string;
+  appHash?: string;
+}
+
 export interface Config {
   env: Environment['NODE_ENV'];
   isProduction: boolean;
@@ -256,6 +268,10 @@ export interface Config {
     provider: 'console' | 'file' | 'twilio' | 'webhook';
     outboxFile: string;
     timeoutMs: number;
+    /** The text providers' texts: per purpose, per locale, an ICU message. */
+    templates: SmsTemplates;
+    /** Autofill lines of a code's SMS: WebOTP's `@domain #code`, Android's SMS Retriever hash. */
+    autofill: SmsAutofill;
     twilio: { baseUrl: string; accountSid: string; authToken: string; from: string };
     webhook: { url: string; secret: string };
   };
@@ -368,6 +384,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
   if (e.SMS_PROVIDER === 'file' && !e.SMS_OUTBOX_FILE) {
     problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
   }
+  const smsTemplates = parseSmsTemplates(e.SMS_TEMPLATES, problems);
+  if (e.SMS_WEBOTP_DOMAIN !== undefined && !isWebOtpDomain(e.SMS_WEBOTP_DOMAIN)) {
+    problems.push('SMS_WEBOTP_DOMAIN: must be a lower-case host name (meet.example.com), without scheme, port or path');
+  }
+  if (e.SMS_APP_HASH !== undefined && !/^[A-Za-z0-9+/]{11}$/.test(e.SMS_APP_HASH)) {
+    problems.push('SMS_APP_HASH: must be the 11-character hash of the Android app (A-Z, a-z, 0-9, + and /)');
+  }
   if (e.SMS_PROVIDER === 'twilio') {
     for (const key of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const) {
       if (!e[key]) problems.push(`${key}: required when SMS_PROVIDER=twilio`);
@@ -438,6 +461,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
       provider: e.SMS_PROVIDER ?? 'console',
       outboxFile: e.SMS_OUTBOX_FILE ?? '',
       timeoutMs: e.SMS_TIMEOUT_MS,
+      templates: smsTemplates,
+      autofill: { webOtpDomain: e.SMS_WEBOTP_DOMAIN, appHash: e.SMS_APP_HASH },
       twilio: {
         baseUrl: e.TWILIO_BASE_URL,
         accountSid: e.TWILIO_ACCOUNT_SID ?? '',

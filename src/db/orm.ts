@@ -39,6 +39,7 @@ import { Migration20261126091000 } from './migrations/Migration20261126091000.js
 import { Migration20261126100000 } from './migrations/Migration20261126100000.js';
 import { Migration20261128061000 } from './migrations/Migration20261128061000.js';
 import { Migration20261128062000 } from './migrations/Migration20261128062000.js';
+import { Migration20261128090000 } from './migrations/Migration20261128090000.js';
 import { PhoneChange } from '../modules/phone-change/phone-change.entity.js';
 import { ExternalIdentity } from '../modules/identity/identity.entity.js';
 import { IdentityTicket } from '../modules/identity/identity-ticket.entity.js';
@@ -92,6 +93,7 @@ const migrations = [
   { name: 'Migration20261126100000', class: Migration20261126100000 },
   { name: 'Migration20261128061000', class: Migration20261128061000 },
   { name: 'Migration20261128062000', class: Migration20261128062000 },
+  { name: 'Migration20261128090000', class: Migration20261128090000 },
 ];
 
 /**

@@ -6,6 +6,7 @@ import { WebhookDeliveryStatus } from '../modules/webhook/webhook-delivery-statu
 import { LoginMethod } from '../modules/public-config/login-method.js';
 import { MfaMethod } from '../modules/mfa/mfa-method.js';
 import type { ErrorCode } from '../shared/errors/app-error.js';
+import { LOCALES } from '../shared/i18n/locale.js';
 import { ERROR_CODES, explain } from '../shared/errors/catalogue.js';
 
 // The JSON bodies of REST responses. The mappers that write them are typed by these schemas, and
@@ -21,6 +22,7 @@ export const UserJson = z
     avatarUrl: z.string().nullable().describe('Absolute path under /api/v1/avatars/; changes when the avatar changes'),
     hasPassword: z.boolean(),
     role: z.enum(Role).describe('USER, or SUPPORT or ADMIN for operators'),
+    locale: z.enum(LOCALES).nullable().describe('The language the account chose for its SMS (zh-CN or en); null until chosen: the request\'s Accept-Language, then the phone\'s region, decide'),
     createdAt: timestamp,
     lastLoginAt: timestamp.nullable(),
   });

@@ -31,6 +31,7 @@ export interface ExpectedUser {
   nickname?: string;
   hasPassword?: boolean;
   role?: string;
+  locale?: string | null;
 }
 
 /** Asserts the `User` shape of API.md, exactly (no extra field such as a password hash). */
@@ -43,6 +44,7 @@ export function expectUser(user: any, transport: Transport, expected: ExpectedUs
       avatarUrl: null,
       hasPassword: expect.any(Boolean),
       role: expected.role ?? 'USER',
+      locale: expected.locale ?? null,
       createdAt: expect.stringMatching(ISO_UTC),
       lastLoginAt: user?.lastLoginAt === null ? null : expect.stringMatching(ISO_UTC),
     });

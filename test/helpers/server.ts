@@ -27,7 +27,7 @@ export interface TestServer {
   /** Every log line the server wrote, when started with `{ captureLogs: true }`. */
   logs(): string;
   /** Every SMS sent, oldest first. */
-  outbox(): Promise<{ phone: string; code: string; purpose: string; sentAt: string }[]>;
+  outbox(): Promise<{ phone: string; code: string; purpose: string; locale: string; text: string; sentAt: string }[]>;
   /** Empties every table but the security events, and the outbox; call before each test. */
   reset(): Promise<void>;
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
@@ -94,7 +94,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     return text
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { phone: string; code: string; purpose: string; sentAt: string });
+      .map((line) => JSON.parse(line) as { phone: string; code: string; purpose: string; locale: string; text: string; sentAt: string });
   };
   return {
     url: server.url,

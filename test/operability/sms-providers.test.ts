@@ -71,8 +71,9 @@ function webhookCode(request: CapturedRequest, e164: string, purpose = 'login'):
   const signature = Buffer.from(String(request.headers['x-signature']));
   expect(signature.length === expected.length && timingSafeEqual(signature, expected)).toBe(true);
   const body = JSON.parse(request.body);
-  expect(Object.keys(body).sort()).toEqual(['code', 'phone', 'purpose', 'sentAt', 'text']);
-  expect(body).toMatchObject({ phone: e164, purpose });
+  expect(Object.keys(body).sort()).toEqual(['code', 'locale', 'phone', 'purpose', 'sentAt', 'text']);
+  // A +86 number of a request with no Accept-Language: its region's language.
+  expect(body).toMatchObject({ phone: e164, purpose, locale: e164.startsWith('+86') ? 'zh-CN' : 'en' });
   expect(body.code).toMatch(/^\d{6}$/);
   expect(body.text).toContain(body.code);
   expect(body.sentAt).toMatch(ISO_UTC);

@@ -138,6 +138,6 @@ export async function userUpdates(t: TestServer, userId: string): Promise<any[]>
 }
 
 /** The SMS sent to `phone` for `purpose`, oldest first. */
-export async function messagesTo(t: TestServer, phone: string, purpose: string): Promise<{ text?: string }[]> {
-  return (await t.outbox()).filter((m) => m.phone === phone && m.purpose === purpose) as { text?: string }[];
+export async function messagesTo(t: TestServer, phone: string, purpose: string): Promise<{ text?: string; locale?: string }[]> {
+  return (await t.outbox()).filter((m) => m.phone === phone && m.purpose === purpose) as { text?: string; locale?: string }[];
 }

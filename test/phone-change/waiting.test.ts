@@ -53,7 +53,10 @@ describe.each(TRANSPORTS)('a change waiting for a lost phone, over %s', (transpo
     expect(accepted(await current(a, user.accessToken, transport))).toMatchObject({ id: waiting.id, status: 'WAITING', appliesAt: waiting.appliesAt });
     const notices = await messagesTo(a, user.phone, 'phone-change-notice');
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.text).toMatch(/will be changed to a number ending in \d{4}/);
+    // A +86 number with no language chosen: the region's, zh-CN; only the new number's last four digits.
+    expect(notices[0]).toMatchObject({ locale: 'zh-CN' });
+    expect(notices[0]!.text).toContain(`更换为尾号 ${target.slice(-4)} 的号码`);
+    expect(notices[0]!.text).not.toContain(target.slice(0, -4));
     expect(await phoneEvents(a, user.userId)).toEqual(['PHONE_CHANGE_REQUESTED']);
     expect(await phoneOf(a, user.userId)).toBe(user.phone);
     // The job before its time applies nothing; a second wait answers the same change and sends nothing.
@@ -86,8 +89,9 @@ describe.each(TRANSPORTS)('a change waiting for a lost phone, over %s', (transpo
     expect(await phoneEvents(a, user.userId)).toEqual(['PHONE_CHANGE_REQUESTED', 'PHONE_CHANGED']);
     expect((await userUpdates(a, user.userId)).map((p) => p.user.phone)).toEqual([target]);
     // Each instance writes its own outbox: the request's notice on A, the change's on B, which applied it.
-    expect((await messagesTo(a, user.phone, 'phone-change-notice')).map((m) => m.text)).toEqual([expect.stringMatching(/will be changed/)]);
-    expect((await messagesTo(b, user.phone, 'phone-change-notice')).map((m) => m.text)).toEqual([expect.stringMatching(/was changed to a number ending in/)]);
+    // In the +86 region's language (the account chose none): "will be changed to ...", then "was changed to ...".
+    expect((await messagesTo(a, user.phone, 'phone-change-notice')).map((m) => m.text)).toEqual([expect.stringMatching(/^您账号的手机号将于 .+ UTC 更换为尾号 \d{4} 的号码/)]);
+    expect((await messagesTo(b, user.phone, 'phone-change-notice')).map((m) => m.text)).toEqual([expect.stringMatching(/^您账号的手机号已更换为尾号 \d{4} 的号码/)]);
     expect(await liveSessions(a, user.userId)).toEqual([sessionOf(user.accessToken)]);
     expect((await a.http.get('/api/v1/users/me', { token: other.accessToken })).status).toBe(401);
     expect((await a.http.get('/api/v1/users/me', { token: user.accessToken })).body.phone).toBe(target);

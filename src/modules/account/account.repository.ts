@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, raw } from '@mikro-orm/core';
 import type { Database } from '../../db/database.js';
+import type { Locale } from '../../shared/i18n/locale.js';
 import type { Role } from './role.js';
 import { User } from './user.entity.js';
 import type { UserFields } from './user.view.js';
@@ -160,11 +161,15 @@ export class AccountRepository {
     await this.db.em().nativeUpdate(User, { id }, { passwordHash, updatedAt: raw('now()') });
   }
 
-  async setNickname(id: string, nickname: string): Promise<User | undefined> {
+  /** Sets what is given of the nickname and the locale (a null locale forgets it), in one statement. */
+  async setProfile(id: string, profile: { nickname?: string; locale?: Locale | null }): Promise<User | undefined> {
+    const changes: Partial<Pick<User, 'nickname' | 'locale'>> = {};
+    if (profile.nickname !== undefined) changes.nickname = profile.nickname;
+    if (profile.locale !== undefined) changes.locale = profile.locale;
     const [user] = await this.db
       .em()
       .qb(User)
-      .update({ nickname, updatedAt: raw('now()') })
+      .update({ ...changes, updatedAt: raw('now()') })
       .where({ id })
       .returning('*')
       .execute<User[]>('all', true);
@@ -249,6 +254,7 @@ export function userViewSource(db: Database, alias: string): { from: string; id:
     avatarKey: `${alias}.${u.avatarKey}`,
     hasPassword: `${alias}.${u.passwordHash} is not null`,
     role: `${alias}.${u.role}`,
+    locale: `${alias}.${u.locale}`,
     createdAt: `${alias}.${u.createdAt}`,
     lastLoginAt: `${alias}.${u.lastLoginAt}`,
   };

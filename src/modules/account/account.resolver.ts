@@ -14,8 +14,7 @@ export class AccountResolver {
 
   @Mutation(() => UserType)
   async updateProfile(@Arg('input', () => UpdateProfileInputType) input: UpdateProfileInputType, @Ctx() ctx: GraphQLContext): Promise<UserView> {
-    const { nickname } = parseInput(UpdateProfileSchema, input);
-    return ctx.services.accounts.updateProfile(await ctx.principal(), nickname, ctx.client);
+    return ctx.services.accounts.updateProfile(await ctx.principal(), parseInput(UpdateProfileSchema, input), ctx.client);
   }
 
   @Mutation(() => Boolean, { description: 'Checks currentPassword when the account has one; ends every other session' })

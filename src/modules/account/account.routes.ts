@@ -20,8 +20,7 @@ export function accountRoutes({ accounts, authenticator }: Services): Router {
     res.json(userToJson(principalOf<Principal>(res).user));
   });
   router.patch('/me', auth, async (req, res) => {
-    const { nickname } = parseInput(UpdateProfileSchema, req.body);
-    res.json(userToJson(await accounts.updateProfile(principalOf<Principal>(res), nickname, clientInfo(req))));
+    res.json(userToJson(await accounts.updateProfile(principalOf<Principal>(res), parseInput(UpdateProfileSchema, req.body), clientInfo(req))));
   });
   router.put('/me/password', auth, async (req, res) => {
     await accounts.changePassword(principalOf<Principal>(res), parseInput(ChangePasswordSchema, req.body), clientInfo(req));

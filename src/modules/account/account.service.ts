@@ -17,7 +17,7 @@ import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
 import type { SessionService } from '../session/session.service.js';
 import type { WebhookService } from '../webhook/webhook.service.js';
-import type { ChangePasswordInput } from './account.inputs.js';
+import type { ChangePasswordInput, UpdateProfileInput } from './account.inputs.js';
 import type { AccountRepository, NewUser, SearchPosition, UserSearch } from './account.repository.js';
 import { normaliseNickname } from './nickname.js';
 import { Role } from './role.js';
@@ -219,11 +219,11 @@ export class AccountService {
     return activity;
   }
 
-  async updateProfile(principal: Principal, nickname: string, client: ClientInfo): Promise<UserView> {
+  async updateProfile(principal: Principal, input: UpdateProfileInput, client: ClientInfo): Promise<UserView> {
     const { db, accounts } = this.deps;
-    const normalised = normaliseNickname(nickname);
+    const nickname = input.nickname === undefined ? undefined : normaliseNickname(input.nickname);
     const user = await db.transaction(async () => {
-      const changed = await accounts.setNickname(principal.userId, normalised);
+      const changed = await accounts.setProfile(principal.userId, { nickname, locale: input.locale });
       if (changed) {
         await this.deps.events.recordOwn(SecurityEventType.PROFILE_CHANGED, principal, client);
         await this.webhook('user.updated', view(changed));

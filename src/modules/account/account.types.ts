@@ -26,6 +26,9 @@ export class UserType {
   @Field(() => Role, { description: 'USER, or SUPPORT or ADMIN for operators' })
   role!: Role;
 
+  @Field(() => String, { nullable: true, description: "The language the account chose for its SMS: zh-CN or en; null until chosen (the request's Accept-Language, then the phone's region, decide)" })
+  locale!: string | null;
+
   @Field(() => DateTimeResolver)
   createdAt!: Date;
 
@@ -33,10 +36,13 @@ export class UserType {
   lastLoginAt!: Date | null;
 }
 
-@InputType('UpdateProfileInput')
+@InputType('UpdateProfileInput', { description: 'At least one of nickname and locale' })
 export class UpdateProfileInputType {
-  @Field()
-  nickname!: string;
+  @Field(() => String, { nullable: true, description: 'Left as it is when absent' })
+  nickname?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'zh-CN or en; null forgets the choice; left as it is when absent' })
+  locale?: string | null;
 }
 
 @InputType('ChangePasswordInput')

@@ -1,9 +1,11 @@
 import { OptionalProps } from '@mikro-orm/core';
-import { Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Check, Entity, Enum, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import type { Locale } from '../../shared/i18n/locale.js';
 import { Role } from './role.js';
 
 /** Table `users`; its columns and constraints mirror the migrations, which test/schema-drift.test.ts checks. */
 @Entity({ tableName: 'users' })
+@Check({ name: 'users_locale_check', expression: `"locale" in ('zh-CN', 'en')` })
 // The operators' search (AccountRepository.search), newest first: the listing and the status and role
 // filters read (created_at, id) backwards, the rare blocked accounts and operators from their own
 // partial indexes; a phone's leading digits are a prefix range of the pattern index (whatever the
@@ -16,7 +18,7 @@ import { Role } from './role.js';
 @Index({ name: 'users_nickname_grams_idx', expression: 'create index "users_nickname_grams_idx" on "users" using gin ("nickname_grams"("nickname"))' })
 @Index({ name: 'users_nickname_trgm_idx', expression: 'create index "users_nickname_trgm_idx" on "users" using gin ("nickname" gin_trgm_ops)' })
 export class User {
-  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount' | 'role' | 'blockedAt' | 'blockedReason';
+  [OptionalProps]?: 'passwordHash' | 'avatarKey' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'loginCount' | 'role' | 'blockedAt' | 'blockedReason' | 'locale';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -58,4 +60,8 @@ export class User {
   /** The operator's reason, 1-500 characters, while blocked. */
   @Property({ type: 'string', length: 500, nullable: true })
   blockedReason: string | null = null;
+
+  /** The language the account chose for its SMS; null until chosen. */
+  @Property({ type: 'string', length: 8, nullable: true })
+  locale: Locale | null = null;
 }

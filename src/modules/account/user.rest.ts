@@ -10,6 +10,7 @@ export function userToJson(user: UserView): UserJson {
     avatarUrl: user.avatarUrl,
     hasPassword: user.hasPassword,
     role: user.role,
+    locale: user.locale,
     createdAt: user.createdAt.toISOString(),
     lastLoginAt: user.lastLoginAt?.toISOString() ?? null,
   };

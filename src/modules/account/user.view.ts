@@ -1,4 +1,5 @@
 import type { Uuid } from '../../shared/ids.js';
+import type { Locale } from '../../shared/i18n/locale.js';
 import type { Role } from './role.js';
 
 /** The public face of an account: what both transports return. No secret can reach it. */
@@ -10,6 +11,8 @@ export interface UserView {
   avatarUrl: string | null;
   hasPassword: boolean;
   role: Role;
+  /** The language the account chose (API.md 10.3), null until it chooses. */
+  locale: Locale | null;
   createdAt: Date;
   lastLoginAt: Date | null;
 }
@@ -25,6 +28,7 @@ export interface UserFields {
   avatarKey: string | null;
   hasPassword: boolean;
   role: Role;
+  locale: Locale | null;
   // Rows from explicit SQL carry timestamps as strings (MikroORM's pg type parsers).
   createdAt: Date | string;
   lastLoginAt: Date | string | null;
@@ -38,6 +42,7 @@ export function toUserView(fields: UserFields): UserView {
     avatarUrl: fields.avatarKey ? `${AVATAR_PATH}${fields.avatarKey}` : null,
     hasPassword: fields.hasPassword,
     role: fields.role,
+    locale: fields.locale,
     createdAt: new Date(fields.createdAt),
     lastLoginAt: fields.lastLoginAt === null ? null : new Date(fields.lastLoginAt),
   };

@@ -21,7 +21,7 @@ import type { SmsProvider } from './sms/index.js';
 import { SmsDeliveryError, type SmsMessage } from './sms/sms-provider.js';
 import type { VerificationCodeService } from './verification-code.service.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
-import { smsLocale } from './sms/sms-locale.js';
+import { ownReader, smsLocale } from './sms/sms-locale.js';
 import type { PasskeySignIn, SecondFactors } from './second-factor.js';
 import { codeGone, invalidCredentials, type AuthPayload, type SignIns } from './sign-ins.js';
 import type { Locale } from '../../shared/i18n/locale.js';
@@ -115,7 +115,7 @@ export class AuthService {
       // Issued before sending and never withdrawn: after a timeout the SMS may have arrived.
       const code = await codes.issue(phone.e164, purpose);
       try {
-        await smsGuard.send(phone.country, () => this.deliver({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds, locale: smsLocale(undefined, client, phone, this.settings.defaultLocale) }));
+        await smsGuard.send(phone.country, () => this.deliver({ phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds, locale: smsLocale(ownReader(user?.locale, client), phone, this.settings.defaultLocale) }));
       } catch (error) {
         // Only a send that surely reached no one gives the phone's allowance back; one that may
         // have gone out (a timeout) counts, or a slow provider would let anyone send without limit.

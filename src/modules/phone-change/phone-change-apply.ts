@@ -1,6 +1,7 @@
 import { isUniqueViolation, type Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
+import type { Locale } from '../../shared/i18n/locale.js';
 import type { Logger } from '../../shared/logger.js';
 import { parsePhone } from '../../shared/phone.js';
 import type { AccountService } from '../account/account.service.js';
@@ -38,6 +39,8 @@ export interface Applied {
   view: PhoneChangeView;
   previousPhone: string;
   newPhone: string;
+  /** The account's language, for the notice to the old number. */
+  locale: Locale | null;
 }
 
 const NO_CLIENT: ClientInfo = {};
@@ -62,7 +65,7 @@ export class PhoneChangeApplier {
   async applyLocked(change: PhoneChangeRow, sessionId: string | null, client: ClientInfo, endOthers: boolean): Promise<Applied> {
     const { accounts, changes, events, sessions } = this.deps;
     await this.assertUnderLimit(change.userId);
-    const { previousPhone } = await accounts.changePhone(change.userId, change.phone);
+    const { previousPhone, user } = await accounts.changePhone(change.userId, change.phone);
     await changes.markApplied(change.id);
     await events.record({ type: SecurityEventType.PHONE_CHANGED, userId: change.userId, phone: previousPhone, sessionId, client });
     if (change.operatorId) {
@@ -72,14 +75,15 @@ export class PhoneChangeApplier {
       if (change.sessionId) await sessions.revokeOthers(change.userId, change.sessionId);
       else await sessions.revokeAllOf(change.userId);
     }
-    return { view: toView(change, PhoneChangeStatus.APPLIED), previousPhone, newPhone: change.phone };
+    return { view: toView(change, PhoneChangeStatus.APPLIED), previousPhone, newPhone: change.phone, locale: user.locale };
   }
 
   /** The answer of a proof: an applied change is told to its old number, after the commit. */
   async announced(result: Applied | PhoneChangeView): Promise<PhoneChangeView> {
     if (!('previousPhone' in result)) return result;
     const old = parsePhone(result.previousPhone, this.settings.defaultPhoneRegion);
-    await this.deps.sms.sendNoticeAfterCommit(old, { kind: 'changed', newPhone: result.newPhone }, undefined);
+    // Said after the fact, perhaps by the janitor: the account's choice or the old number's region decides the language.
+    await this.deps.sms.sendNoticeAfterCommit(old, { kind: 'changed', newPhone: result.newPhone }, { account: result.locale, request: undefined }, undefined);
     return result.view;
   }
 

@@ -8,7 +8,7 @@ import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js'
 import type { CodePurpose } from '../auth/code-purpose.js';
 import type { SmsFraudGuard } from '../auth/sms-fraud-guard.js';
 import type { SmsProvider } from '../auth/sms/index.js';
-import { smsLocale } from '../auth/sms/sms-locale.js';
+import { ownReader, smsLocale, type SmsReader } from '../auth/sms/sms-locale.js';
 import { PHONE_CHANGE_NOTICE, SmsDeliveryError, type PhoneChangeNotice, type SmsMessage } from '../auth/sms/sms-provider.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
@@ -40,24 +40,27 @@ export class PhoneChangeSms {
    * Sends a new code of `purpose` to `phone` once the limits pass; `store` keeps its hash first (a
    * code issued is never withdrawn: after a timeout the SMS may have arrived).
    */
-  async sendCode(phone: Phone, purpose: CodePurpose, userId: string, client: ClientInfo, store: (code: string) => Promise<void>): Promise<void> {
+  async sendCode(phone: Phone, purpose: CodePurpose, account: { id: string; locale: Locale | null }, client: ClientInfo, store: (code: string) => Promise<void>): Promise<void> {
     const perPhone = await this.admit(phone, client, true);
     const { codeLength, codeTtlSeconds } = this.settings;
     const code = randomInt(0, 10 ** codeLength).toString().padStart(codeLength, '0');
     await store(code);
-    await this.deliver(phone, perPhone, { phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds, locale: smsLocale(undefined, client, phone, this.settings.defaultLocale) });
-    await this.deps.events.recordUnlocked({ type: SecurityEventType.CODE_SENT, userId, phone: phone.e164, client });
+    await this.deliver(phone, perPhone, { phone: phone.e164, code, purpose, ttlSeconds: codeTtlSeconds, locale: smsLocale(ownReader(account.locale, client), phone, this.settings.defaultLocale) });
+    await this.deps.events.recordUnlocked({ type: SecurityEventType.CODE_SENT, userId: account.id, phone: phone.e164, client });
   }
 
-  /** A notice to the account's number; RATE_LIMITED, SERVICE_UNAVAILABLE or SMS_DELIVERY_FAILED when it cannot go out. */
-  async sendNotice(phone: Phone, notice: PhoneChangeNotice, client: ClientInfo | undefined): Promise<void> {
+  /**
+   * A notice to the account's number, in `reader`'s language; RATE_LIMITED, SERVICE_UNAVAILABLE or
+   * SMS_DELIVERY_FAILED when it cannot go out. `client` is the request that causes it, for the limits.
+   */
+  async sendNotice(phone: Phone, notice: PhoneChangeNotice, reader: SmsReader, client: ClientInfo | undefined): Promise<void> {
     const perPhone = await this.admit(phone, client, false);
-    await this.deliver(phone, perPhone, { phone: phone.e164, code: '', purpose: PHONE_CHANGE_NOTICE, ttlSeconds: 0, notice, locale: smsLocale(undefined, client, phone, this.settings.defaultLocale) });
+    await this.deliver(phone, perPhone, { phone: phone.e164, code: '', purpose: PHONE_CHANGE_NOTICE, ttlSeconds: 0, notice, locale: smsLocale(reader, phone, this.settings.defaultLocale) });
   }
 
   /** `sendNotice` after the change committed: a notice that cannot go out is logged, the change stands. */
-  async sendNoticeAfterCommit(phone: Phone, notice: PhoneChangeNotice, client: ClientInfo | undefined): Promise<void> {
-    await this.sendNotice(phone, notice, client).catch((error: unknown) => {
+  async sendNoticeAfterCommit(phone: Phone, notice: PhoneChangeNotice, reader: SmsReader, client: ClientInfo | undefined): Promise<void> {
+    await this.sendNotice(phone, notice, reader, client).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, country: phone.country }, 'the notice of an applied phone change could not be sent to the old number');
     });
   }

@@ -7,6 +7,7 @@ import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
 import { accountBlocked, type AccountService } from '../account/account.service.js';
 import type { Principal } from '../account/principal.js';
 import { CodePurpose } from '../auth/code-purpose.js';
+import { ownReader } from '../auth/sms/sms-locale.js';
 import type { VerificationCodeService } from '../auth/verification-code.service.js';
 import { SecurityEventType } from '../security-event/security-event-type.js';
 import type { SecurityEventService } from '../security-event/security-event.service.js';
@@ -93,7 +94,7 @@ export class PhoneChangeService {
     await this.applier.assertUnderLimit(principal.userId);
     const id = randomUUID();
     let started: PhoneChangeRow | undefined;
-    await sms.sendCode(phone, CodePurpose.PHONE_CHANGE, principal.userId, client, async (code) => {
+    await sms.sendCode(phone, CodePurpose.PHONE_CHANGE, { id: principal.userId, locale: principal.user.locale }, client, async (code) => {
       started = await db.transaction(async () => {
         await accounts.lockActive(principal.userId);
         await this.cancelOpen(principal.userId, principal.user.phone, principal.sessionId, client);
@@ -119,7 +120,7 @@ export class PhoneChangeService {
     const { changes, sms } = this.deps;
     const change = await this.openOf(principal.userId);
     const current = this.parse(principal.user.phone);
-    await sms.sendCode(current, CodePurpose.PHONE_CHANGE_CURRENT, principal.userId, client, async (code) => {
+    await sms.sendCode(current, CodePurpose.PHONE_CHANGE_CURRENT, { id: principal.userId, locale: principal.user.locale }, client, async (code) => {
       const hash = this.hash(change.id, CodePurpose.PHONE_CHANGE_CURRENT, code);
       if (!(await changes.setCode(change.id, 'current', hash, this.settings.codeTtlSeconds))) throw noChange();
     });
@@ -165,7 +166,7 @@ export class PhoneChangeService {
     await this.applier.assertUnderLimit(principal.userId);
     const delaySeconds = this.settings.recoveryDelayHours * 3600;
     const appliesAt = new Date(Date.now() + delaySeconds * 1000);
-    await sms.sendNotice(this.parse(principal.user.phone), { kind: 'requested', newPhone: change.phone, appliesAt }, client);
+    await sms.sendNotice(this.parse(principal.user.phone), { kind: 'requested', newPhone: change.phone, appliesAt }, ownReader(principal.user.locale, client), client);
     const waiting = await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
       const row = (await changes.startWaiting(change.id, delaySeconds, principal.sessionId)) ?? throwNoChange();
@@ -221,7 +222,8 @@ export class PhoneChangeService {
     await this.applier.assertUnderLimit(userId);
     const delaySeconds = this.settings.recoveryDelayHours * 3600;
     const appliesAt = new Date(Date.now() + delaySeconds * 1000);
-    await sms.sendNotice(this.parse(target.phone), { kind: 'requested', newPhone: phone.e164, appliesAt }, client);
+    // The operator's request says nothing of the user's language: the account's choice or its phone's region does.
+    await sms.sendNotice(this.parse(target.phone), { kind: 'requested', newPhone: phone.e164, appliesAt }, { account: target.locale, request: undefined }, client);
     const row = await db.transaction(async () => {
       if (!(await accounts.lock(userId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such user');
       // The user's events keep the request id, not the operator's address and user agent.

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SmsDeliveryError, type SmsMessage, type SmsProvider } from './sms-provider.js';
-import { smsText } from './sms-text.js';
+import type { SmsWriter } from './sms-text.js';
 
 /**
  * Failures of fetch before a byte of the request left: refused or unreachable, a name that does not
@@ -50,7 +50,10 @@ export class TwilioSmsProvider implements SmsProvider {
   readonly name = 'twilio';
   readonly destination: string;
 
-  constructor(private readonly options: TwilioOptions) {
+  constructor(
+    private readonly options: TwilioOptions,
+    private readonly writer: SmsWriter,
+  ) {
     this.destination = `${options.baseUrl} (account ${options.accountSid})`;
   }
 
@@ -65,7 +68,7 @@ export class TwilioSmsProvider implements SmsProvider {
           authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`,
           'content-type': 'application/x-www-form-urlencoded',
         },
-        body: new URLSearchParams({ To: message.phone, From: from, Body: smsText(message) }).toString(),
+        body: new URLSearchParams({ To: message.phone, From: from, Body: this.writer.text(message) }).toString(),
       },
       timeoutMs,
       'twilio',
@@ -80,7 +83,7 @@ export interface WebhookOptions {
 }
 
 /**
- * POSTs `{ phone, code, purpose, text, sentAt }` as JSON. `X-Signature: sha256=<hex>` is the
+ * POSTs `{ phone, code, purpose, locale, text, sentAt }` as JSON. `X-Signature: sha256=<hex>` is the
  * HMAC-SHA256 of `<X-Signature-Timestamp>.<body>` with the shared secret, so the receiver can check
  * origin and freshness.
  */
@@ -88,7 +91,10 @@ export class WebhookSmsProvider implements SmsProvider {
   readonly name = 'webhook';
   readonly destination: string;
 
-  constructor(private readonly options: WebhookOptions) {
+  constructor(
+    private readonly options: WebhookOptions,
+    private readonly writer: SmsWriter,
+  ) {
     this.destination = options.url;
   }
 
@@ -97,7 +103,8 @@ export class WebhookSmsProvider implements SmsProvider {
       phone: message.phone,
       code: message.code,
       purpose: message.purpose,
-      text: smsText(message),
+      locale: message.locale,
+      text: this.writer.text(message),
       sentAt: new Date().toISOString(),
     });
     const timestamp = String(Math.floor(Date.now() / 1000));

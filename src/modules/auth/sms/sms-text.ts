@@ -1,26 +1,48 @@
-import { CodePurpose } from '../code-purpose.js';
+import { IntlMessageFormat } from 'intl-messageformat';
+import type { SmsAutofill } from '../../../config/config.js';
+import type { SmsTemplates } from '../../../config/sms-templates.js';
+import type { Locale } from '../../../shared/i18n/locale.js';
 import type { PhoneChangeNotice, SmsMessage } from './sms-provider.js';
 
-/** The text of an SMS: a code, said for what it is, or a phone change's notice. */
-export function smsText({ code, purpose, ttlSeconds, notice }: SmsMessage): string {
-  if (notice) return noticeText(notice);
-  const minutes = Math.round(ttlSeconds / 60);
-  switch (purpose) {
-    case CodePurpose.PHONE_CHANGE:
-      return `Your code to make this number your account's phone number is ${code}. It expires in ${minutes} minutes. Do not share it.`;
-    case CodePurpose.PHONE_CHANGE_CURRENT:
-      return `Your code to move your account to another phone number is ${code}. It expires in ${minutes} minutes. If you did not ask for it, do not share it and sign in to check your account.`;
-    default:
-      return `Your verification code is ${code}. It expires in ${minutes} minutes. Do not share it.`;
-  }
+/** `2026-11-28 09:30 UTC`: when a requested phone change applies, the same in every language. */
+function utcMinute(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** Only the last digits of the new number: the notice reaches the old number, which may no longer be the owner's. */
-function noticeText(notice: PhoneChangeNotice): string {
-  const ending = notice.newPhone.slice(-4);
-  if (notice.kind === 'changed') {
-    return `Your account's phone number was changed to a number ending in ${ending}. If this was not you, contact support.`;
+/** The notice's arguments: only the last digits of the new number, as the old number may no longer be the owner's. */
+function noticeArguments(notice: PhoneChangeNotice): Record<string, string> {
+  return { kind: notice.kind, ending: notice.newPhone.slice(-4), time: notice.kind === 'requested' ? utcMinute(notice.appliesAt) : '' };
+}
+
+/**
+ * The text of an SMS for the text providers: the template of its purpose in its locale (checked at
+ * start, see config/sms-templates.ts), then, for a code, the autofill lines: Android's SMS Retriever
+ * hash, and WebOTP's `@domain #code` last, where the WebOTP format wants it.
+ */
+export class SmsWriter {
+  private readonly formats = new Map<string, IntlMessageFormat>();
+
+  constructor(
+    private readonly templates: SmsTemplates,
+    private readonly autofill: SmsAutofill,
+  ) {}
+
+  text(message: SmsMessage): string {
+    const format = this.format(message.purpose, message.locale);
+    if (message.notice) return String(format.format(noticeArguments(message.notice)));
+    const text = String(format.format({ code: message.code, minutes: Math.round(message.ttlSeconds / 60) }));
+    const { appHash, webOtpDomain } = this.autofill;
+    const lines = [appHash, webOtpDomain && `@${webOtpDomain} #${message.code}`].filter(Boolean);
+    return lines.length === 0 ? text : `${text}\n\n${lines.join('\n')}`;
   }
-  const when = notice.appliesAt.toISOString().slice(0, 16).replace('T', ' ');
-  return `Your account's phone number will be changed to a number ending in ${ending} on ${when} UTC. If this was not you, sign in with this number to cancel it.`;
+
+  private format(purpose: SmsMessage['purpose'], locale: Locale): IntlMessageFormat {
+    const key = `${purpose} ${locale}`;
+    let format = this.formats.get(key);
+    if (!format) {
+      format = new IntlMessageFormat(this.templates[purpose][locale], locale);
+      this.formats.set(key, format);
+    }
+    return format;
+  }
 }
