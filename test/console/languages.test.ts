@@ -3,12 +3,13 @@
 // Chinese, <html lang="zh-CN">, clean under axe-core; in an English browser they are in English. The
 // switch changes the language at once and is remembered after a reload, even against the browser's;
 // the GraphQL requests ask for the console's language (Accept-Language), and a refusal of the service
-// is shown in it. Against the real service with the console's trusted documents only.
+// is shown in it. An account's page says the account's own language (User.locale). Against the real
+// service with the console's trusted documents only.
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import type { Browser, Page, Request } from 'playwright-core';
 import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
 import { newPhone } from '../helpers/server.js';
-import { button, field, makeOperator } from './drive.js';
+import { button, field, makeOperator, openAccount, signInWithPassword } from './drive.js';
 import { consoleSuite, expectAccessible, inBrowser, launchChromium, leave, visit } from './support.js';
 
 const { t, origin, browser } = consoleSuite();
@@ -35,6 +36,16 @@ function languagesAsked(page: Page): string[] {
   return asked;
 }
 
+/** What the account's profile says under `term` (the <dd> after the <dt>). */
+const fact = (page: Page, term: string) =>
+  page.getByRole('region', { name: /^(Profile|资料)$/ }).locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]');
+
+/** The account's own language (User.locale), as its owner sets it. */
+async function chooseLocale(token: string, locale: 'zh-CN' | 'en'): Promise<void> {
+  const res = await t.http.request('PATCH', '/api/v1/users/me', { token, body: { locale } });
+  expect({ status: res.status, locale: res.body.locale }).toEqual({ status: 200, locale });
+}
+
 /** Signs in with the password, as the sign-in page says it in Chinese. */
 async function signInInChinese(page: Page, phone: string): Promise<void> {
   await field(page, '手机号').fill(phone);
@@ -50,6 +61,7 @@ describe('the operator console in Chinese and in English', () => {
       const support = await registerUser(t, newPhone(), GOOD_PASSWORD);
       await makeOperator(t, support, 'SUPPORT', '王客服');
       const user = await registerUser(t, newPhone(), GOOD_PASSWORD, '李阳');
+      await chooseLocale(user.accessToken, 'zh-CN');
       const seen = await visit(chinese!, { locale: null });
       const { page } = seen;
       const asked = languagesAsked(page);
@@ -86,6 +98,7 @@ describe('the operator console in Chinese and in English', () => {
       const profile = page.getByRole('region', { name: '资料' });
       await profile.getByText('无待处理的变更').waitFor();
       await profile.getByText('未设置（使用短信验证码登录）').or(profile.getByText('已设置')).waitFor();
+      expect(await fact(page, '语言').textContent()).toBe('中文 (zh-CN)');
       // Dates as Chinese writes them: 2026年11月28日 08:45.
       expect(await profile.locator('time').first().textContent()).toMatch(/^\d{4}年\d{1,2}月\d{1,2}日 \d{1,2}:\d{2}$/);
       const events = page.getByRole('table', { name: '安全事件，从新到旧' });
@@ -153,6 +166,33 @@ describe('the operator console in Chinese and in English', () => {
       await page.getByRole('heading', { name: 'Operator console' }).waitFor();
       expect(await htmlLang(page)).toBe('en');
       expect(await page.getByLabel(SWITCH).inputValue()).toBe('en');
+      await leave(seen, origin());
+    },
+    60_000,
+  );
+
+  inBrowser(
+    "an account's own language (User.locale) on its page: English, not chosen, in either language of the console",
+    async () => {
+      const support = await registerUser(t, newPhone(), GOOD_PASSWORD);
+      await makeOperator(t, support, 'SUPPORT', 'Lin Support');
+      const english = await registerUser(t, newPhone(), GOOD_PASSWORD, 'Emma English');
+      await chooseLocale(english.accessToken, 'en');
+      const unset = await registerUser(t, newPhone(), GOOD_PASSWORD, 'Nora None');
+      const seen = await visit(browser());
+      const { page } = seen;
+      await page.goto(`${origin()}/console`);
+      await signInWithPassword(page, support.phone);
+      await page.getByRole('heading', { name: 'Accounts' }).waitFor();
+      await openAccount(page, english.phone, english.phone);
+      expect(await fact(page, 'Language').textContent()).toBe('English');
+      await page.getByRole('link', { name: 'Back to the accounts' }).click();
+      await openAccount(page, unset.phone, unset.phone);
+      expect(await fact(page, 'Language').textContent()).toBe('not chosen');
+      await page.getByLabel(SWITCH).selectOption({ label: '中文' });
+      await page.getByRole('heading', { name: `账号 ${unset.phone}` }).waitFor();
+      expect(await fact(page, '语言').textContent()).toBe('未选择');
+      await expectAccessible(page, 'account, zh-CN, switched');
       await leave(seen, origin());
     },
     60_000,

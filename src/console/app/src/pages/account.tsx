@@ -97,12 +97,8 @@ function Profile({ account }: { account: Account }) {
         <dd>{account.hasPassword ? t('profile.password.set') : t('profile.password.none')}</dd>
         <dt>{t('profile.avatar')}</dt>
         <dd>{account.avatarUrl ? <a href={account.avatarUrl}>{t('profile.avatar.open')}</a> : t('value.none')}</dd>
-        {'locale' in account ? (
-          <>
-            <dt>{t('profile.language')}</dt>
-            <dd>{isLocale(account.locale) ? t(`profile.language.${account.locale}`) : t('profile.language.none')}</dd>
-          </>
-        ) : null}
+        <dt>{t('profile.language')}</dt>
+        <dd>{isLocale(account.locale) ? t(`profile.language.${account.locale}`) : t('profile.language.none')}</dd>
       </dl>
     </section>
   );
