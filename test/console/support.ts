@@ -28,11 +28,14 @@ if (skipBrowser) console.warn(`${CHROMIUM} not found: the operator console's bro
 /** `it`, or `it.skip` where Chromium is missing outside CI. */
 export const inBrowser = skipBrowser ? it.skip : it;
 
-/** Debian's Chromium, headless; undefined where it is missing outside CI (the tests are then skipped). */
-export async function launchChromium(): Promise<Browser | undefined> {
+/**
+ * Debian's Chromium, headless; undefined where it is missing outside CI (the tests are then skipped).
+ * `lang`: the browser's language (`--lang`, and the languages it asks pages in), else English.
+ */
+export async function launchChromium(lang = 'en-US'): Promise<Browser | undefined> {
   if (skipBrowser) return undefined;
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: CI must install it (apt-get install -y chromium)`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, `--lang=${lang}`, `--accept-lang=${lang}`] });
 }
 
 
@@ -49,12 +52,12 @@ export interface ConsoleSuite {
  * every request of the console must be a document of its manifest), its own origin a passkey origin,
  * several codes a minute per phone, `env()` besides; and one Chromium for the file's tests.
  */
-export function consoleSuite(env: () => Record<string, string> = () => ({})): ConsoleSuite {
+export function consoleSuite(env: () => Record<string, string> = () => ({}), options: { lang?: string } = {}): ConsoleSuite {
   let port = 0;
   let browser: Browser | undefined;
   beforeAll(async () => {
     port = await freePort();
-    browser = await launchChromium();
+    browser = await launchChromium(options.lang);
   }, 30_000);
   afterAll(async () => {
     await browser?.close();
@@ -83,8 +86,13 @@ export interface Visit {
   errors: string[];
 }
 
-export async function visit(browser: Browser, options: { authenticator?: boolean } = {}): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+/**
+ * `locale`: the language the page's browser has (`navigator.languages`, `Accept-Language`), en-US
+ * unless told; null leaves the browser's own, the one it was launched with (launchChromium's `lang`).
+ */
+export async function visit(browser: Browser, options: { authenticator?: boolean; locale?: string | null } = {}): Promise<Visit> {
+  const locale = options.locale === null ? {} : { locale: options.locale ?? 'en-US' };
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...locale });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const seen: Visit = { page, context, requests: [], operations: [], withText: [], errors: [] };

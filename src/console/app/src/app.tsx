@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useMessages } from './i18n/messages';
 import { AccountPage } from './pages/account';
 import { AuditPage } from './pages/audit';
 import { SearchPage } from './pages/search';
@@ -7,6 +8,7 @@ import { WebhooksPage } from './pages/webhooks';
 import { may } from './permissions';
 import { Link, to, usePlace, type Place } from './router';
 import type { Operator } from './session';
+import { LanguageSwitch } from './ui/language-switch';
 import { PageTitle } from './ui/status';
 import { useSessionObject, useSessionState } from './use-session';
 
@@ -19,33 +21,34 @@ export function App() {
 function Console({ operator }: { operator: Operator }) {
   const place = usePlace();
   const session = useSessionObject();
+  const { t } = useMessages();
   const [leaving, setLeaving] = useState(false);
   const current = (path: string) => (place.path === path ? ('page' as const) : undefined);
   return (
     <>
       <a className="skip" href="#main">
-        Skip to the page
+        {t('app.skip')}
       </a>
       <header className="top">
-        <p className="brand">meeting-accounts · Operator console</p>
-        <nav aria-label="Console">
+        <p className="brand">{t('app.brand')}</p>
+        <nav aria-label={t('app.nav')}>
           <ul>
             <li>
               <Link href={to('/')} aria-current={current('/')}>
-                Accounts
+                {t('app.nav.accounts')}
               </Link>
             </li>
             {may.readAudit(operator) ? (
               <li>
                 <Link href={to('/audit')} aria-current={current('/audit')}>
-                  Audit log
+                  {t('app.nav.audit')}
                 </Link>
               </li>
             ) : null}
             {may.manageWebhooks(operator) ? (
               <li>
                 <Link href={to('/webhooks')} aria-current={current('/webhooks')}>
-                  Webhook deliveries
+                  {t('app.nav.webhooks')}
                 </Link>
               </li>
             ) : null}
@@ -53,7 +56,7 @@ function Console({ operator }: { operator: Operator }) {
         </nav>
         <p className="who">
           <span>
-            {operator.nickname || operator.phone} · {operator.phone} · <strong>{operator.role}</strong>
+            {operator.nickname || operator.phone} · {operator.phone} · <strong>{t('enum.role', { role: operator.role })}</strong>
           </span>
           <button
             type="button"
@@ -63,9 +66,10 @@ function Console({ operator }: { operator: Operator }) {
               void session.signOut();
             }}
           >
-            {leaving ? 'Signing out…' : 'Sign out'}
+            {leaving ? t('app.signingOut') : t('app.signOut')}
           </button>
         </p>
+        <LanguageSwitch />
       </header>
       <main id="main" tabIndex={-1}>
         <Page key={place.path} place={place} operator={operator} />
@@ -75,26 +79,34 @@ function Console({ operator }: { operator: Operator }) {
 }
 
 function Page({ place, operator }: { place: Place; operator: Operator }) {
+  const { t, rich } = useMessages();
   const account = /^\/users\/([^/]+)$/.exec(place.path);
   if (place.path === '/') return <SearchPage params={place.params} />;
   if (account) return <AccountPage id={decodeURIComponent(account[1]!)} params={place.params} />;
-  if (place.path === '/audit') return may.readAudit(operator) ? <AuditPage params={place.params} /> : <AdminOnly title="Audit log" />;
-  if (place.path === '/webhooks') return may.manageWebhooks(operator) ? <WebhooksPage params={place.params} /> : <AdminOnly title="Webhook deliveries" />;
+  if (place.path === '/audit') return may.readAudit(operator) ? <AuditPage params={place.params} /> : <AdminOnly title={t('app.nav.audit')} />;
+  if (place.path === '/webhooks') return may.manageWebhooks(operator) ? <WebhooksPage params={place.params} /> : <AdminOnly title={t('app.nav.webhooks')} />;
   return (
     <>
-      <PageTitle title="Not found">No such page</PageTitle>
+      <PageTitle title={t('app.notFound.title')}>{t('app.notFound.heading')}</PageTitle>
       <p>
-        The console has no page at this address. <Link href={to('/')}>Find an account</Link>.
+        {rich('app.notFound.text', {
+          link: (
+            <Link key="link" href={to('/')}>
+              {t('app.notFound.link')}
+            </Link>
+          ),
+        })}
       </p>
     </>
   );
 }
 
 function AdminOnly({ title }: { title: string }) {
+  const { t } = useMessages();
   return (
     <>
       <PageTitle title={title}>{title}</PageTitle>
-      <p>This page is for ADMIN operators.</p>
+      <p>{t('app.adminOnly')}</p>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import type { Message } from './i18n/messages';
 
 /** Where the service serves the console; every page of it is a path below. */
 const BASE = '/console';
@@ -40,7 +41,7 @@ export function to(path: string, params: Record<string, string | null | undefine
  * entry itself: the page shows it however often it renders or mounts there, and the next page, which
  * has an entry of its own, does not.
  */
-export function navigate(href: string, options: { replace?: boolean; notice?: string } = {}): void {
+export function navigate(href: string, options: { replace?: boolean; notice?: Message } = {}): void {
   const state = options.notice ? { notice: options.notice } : null;
   if (options.replace) history.replaceState(state, '', href);
   else history.pushState(state, '', href);
@@ -48,9 +49,8 @@ export function navigate(href: string, options: { replace?: boolean; notice?: st
 }
 
 /** The notice `navigate` left with the current history entry, if any. */
-export function pageNotice(): string | undefined {
-  const notice = (history.state as { notice?: unknown } | null)?.notice;
-  return typeof notice === 'string' ? notice : undefined;
+export function pageNotice(): Message | undefined {
+  return (history.state as { notice?: Message } | null)?.notice;
 }
 
 /** A link that changes the page without reloading it; a new tab or window still opens the address. */

@@ -1,6 +1,7 @@
 import type { ApolloClient } from '@apollo/client';
 import { apiErrorOf, memoryTokenStore, type Exchange, type IssuedTokens, type TokenStore } from '../../../client/index';
 import { ConsoleLogoutDocument, ConsoleRefreshDocument, type ConsoleAuthPayloadFragment, type Role } from '../generated/graphql';
+import type { Message } from './i18n/messages';
 
 export interface Operator {
   id: string;
@@ -9,16 +10,19 @@ export interface Operator {
   role: Exclude<Role, 'USER'>;
 }
 
-/** What the page shows: the signed-in operator, or the sign-in form with what ended the last session. */
+/**
+ * What the page shows: the signed-in operator, or the sign-in form with what ended the last session
+ * (a message of the catalogues, shown in the console's language of the moment).
+ */
 export interface SessionState {
   operator?: Operator;
-  notice?: string;
+  notice?: Message;
 }
 
 /** How long before its expiry an access token is replaced: a quarter of its life, at most a minute. */
 const earlyMs = (lifeMs: number) => Math.min(60_000, lifeMs / 4);
 
-const ENDED = (code: string) => `Your session has ended (${code}): sign in again to go on where you were.`;
+const ENDED = (code: string): Message => ({ key: 'session.ended', values: { code } });
 
 /**
  * The operator's session, in the client module's memory store (no localStorage, sessionStorage or
@@ -33,7 +37,7 @@ export class Session {
   private readonly listeners = new Set<() => void>();
   private client?: ApolloClient;
   /** What to tell the operator when the store's session ends next (the reason a refresh was refused). */
-  private endNotice?: string;
+  private endNotice?: Message;
 
   constructor() {
     this.store.subscribe((change) => {
@@ -60,9 +64,7 @@ export class Session {
   async begin(payload: ConsoleAuthPayloadFragment): Promise<void> {
     if (payload.user.role === 'USER') {
       const ended = await this.logout(payload.accessToken);
-      this.set({
-        notice: `${payload.user.phone} has no operator role: the console is for SUPPORT and ADMIN accounts. ${ended ? 'It has been signed out again.' : 'Its session could not be ended; sign out of it elsewhere.'}`,
-      });
+      this.set({ notice: { key: ended ? 'session.notOperator' : 'session.notOperator.stillSignedIn', values: { phone: payload.user.phone } } });
       return;
     }
     this.store.signedIn(payload);
@@ -87,7 +89,7 @@ export class Session {
     }
     if (payload.user.role === 'USER') {
       await this.logout(payload.accessToken);
-      this.endNotice = 'Your account no longer has an operator role: the console has signed you out.';
+      this.endNotice = { key: 'session.demoted' };
       return undefined;
     }
     this.keep(payload);
@@ -98,7 +100,7 @@ export class Session {
     const access = this.store.current()?.accessToken;
     this.store.end('signed_out');
     const ended = access ? await this.logout(access) : true;
-    this.set({ notice: ended ? 'You have signed out.' : 'You have left the console, but the service could not be told: the session ends when its tokens expire.' });
+    this.set({ notice: { key: ended ? 'session.signedOut' : 'session.signedOutLocally' } });
   }
 
   /** Renews the tokens before the access token of `issued` expires, and shows the operator. */

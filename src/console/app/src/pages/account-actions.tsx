@@ -8,6 +8,7 @@ import {
   ConsoleUnblockDocument,
   type Role,
 } from '../../generated/graphql';
+import { useMessages } from '../i18n/messages';
 import { may } from '../permissions';
 import { navigate, to } from '../router';
 import { ConfirmDialog } from '../ui/confirm-dialog';
@@ -26,6 +27,7 @@ const ROLES: Role[] = ['USER', 'SUPPORT', 'ADMIN'];
  * in the dialog.
  */
 export function AccountActions({ account, onChanged }: { account: Account; onChanged: () => void }) {
+  const { t } = useMessages();
   const operator = useOperator();
   const [open, setOpen] = useState<Action>();
   const administer = may.administer(operator, account);
@@ -35,32 +37,32 @@ export function AccountActions({ account, onChanged }: { account: Account; onCha
   const done = onChanged;
   return (
     <section aria-labelledby="actions">
-      <h2 id="actions">Actions</h2>
+      <h2 id="actions">{t('actions.heading')}</h2>
       <div className="actions">
         {administer ? (
           // One button that turns from Block into Unblock, so that the focus stays on it after either.
           <button type="button" className={account.status === 'ACTIVE' ? 'danger' : undefined} onClick={() => setOpen(account.status === 'ACTIVE' ? 'block' : 'unblock')}>
-            {account.status === 'ACTIVE' ? 'Block…' : 'Unblock…'}
+            {account.status === 'ACTIVE' ? t('actions.block') : t('actions.unblock')}
           </button>
         ) : null}
         {revoke ? (
           <button type="button" onClick={() => setOpen('revoke')}>
-            Revoke all sessions…
+            {t('actions.revoke')}
           </button>
         ) : null}
         {administer ? (
           <button type="button" onClick={() => setOpen('role')}>
-            Change role…
+            {t('actions.role')}
           </button>
         ) : null}
         {administer ? (
           <button type="button" onClick={() => setOpen('phone')}>
-            Change phone number…
+            {t('actions.phone')}
           </button>
         ) : null}
         {administer ? (
           <button type="button" className="danger" onClick={() => setOpen('delete')}>
-            Delete account…
+            {t('actions.delete')}
           </button>
         ) : null}
       </div>
@@ -81,24 +83,25 @@ interface DialogProps {
 }
 
 function BlockDialog({ account, onClose, onDone }: DialogProps) {
+  const { t } = useMessages();
   const [block] = useMutation(ConsoleBlockDocument, { refetchQueries });
   const [reason, setReason] = useState('');
   return (
     <ConfirmDialog
-      title={`Block ${account.phone}`}
-      confirm="Block account"
-      busy="Blocking…"
+      title={t('block.title', { phone: account.phone })}
+      confirm={t('block.confirm')}
+      busy={t('block.busy')}
       danger
-      invalid={reason.trim() ? undefined : 'Give a reason: it is kept in the audit log and shown to other operators.'}
+      invalid={reason.trim() ? undefined : t('reason.missing')}
       onClose={onClose}
       onConfirm={async () => {
         await block({ variables: { id: account.id, reason: reason.trim() } });
         onDone();
       }}
     >
-      <p>Its sessions end at once and it cannot sign in until it is unblocked.</p>
+      <p>{t('block.text')}</p>
       <div className="field">
-        <label htmlFor="block-reason">Reason (required, up to 500 characters)</label>
+        <label htmlFor="block-reason">{t('reason.label')}</label>
         <textarea id="block-reason" required maxLength={500} rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
       </div>
     </ConfirmDialog>
@@ -106,30 +109,32 @@ function BlockDialog({ account, onClose, onDone }: DialogProps) {
 }
 
 function UnblockDialog({ account, onClose, onDone }: DialogProps) {
+  const { t } = useMessages();
   const [unblock] = useMutation(ConsoleUnblockDocument, { refetchQueries });
   return (
     <ConfirmDialog
-      title={`Unblock ${account.phone}`}
-      confirm="Unblock account"
-      busy="Unblocking…"
+      title={t('unblock.title', { phone: account.phone })}
+      confirm={t('unblock.confirm')}
+      busy={t('unblock.busy')}
       onClose={onClose}
       onConfirm={async () => {
         await unblock({ variables: { id: account.id } });
         onDone();
       }}
     >
-      <p>Blocked because: “{account.blockedReason}”. Once unblocked, the account can sign in again.</p>
+      <p>{t('unblock.text', { reason: account.blockedReason ?? '' })}</p>
     </ConfirmDialog>
   );
 }
 
 function RevokeDialog({ account, onClose, onDone }: DialogProps) {
+  const { t } = useMessages();
   const [revoke] = useMutation(ConsoleRevokeSessionsDocument, { refetchQueries });
   return (
     <ConfirmDialog
-      title={`Revoke every session of ${account.phone}`}
-      confirm="Revoke all sessions"
-      busy="Revoking…"
+      title={t('revoke.title', { phone: account.phone })}
+      confirm={t('revoke.confirm')}
+      busy={t('revoke.busy')}
       danger
       onClose={onClose}
       onConfirm={async () => {
@@ -137,35 +142,35 @@ function RevokeDialog({ account, onClose, onDone }: DialogProps) {
         onDone();
       }}
     >
-      <p>
-        Its {account.activeSessions} live session{account.activeSessions === 1 ? '' : 's'} end at once: it has to sign in again on every device.
-      </p>
+      <p>{t('revoke.text', { count: account.activeSessions })}</p>
     </ConfirmDialog>
   );
 }
 
 function RoleDialog({ account, onClose, onDone }: DialogProps) {
+  const { t } = useMessages();
   const [setRole] = useMutation(ConsoleSetRoleDocument, { refetchQueries });
   const [role, choose] = useState<Role>(account.role);
+  const current = t('enum.role', { role: account.role });
   return (
     <ConfirmDialog
-      title={`Change the role of ${account.phone}`}
-      confirm="Change role"
-      busy="Changing…"
-      invalid={role === account.role ? `The account is ${account.role} already: choose another role.` : undefined}
+      title={t('role.title', { phone: account.phone })}
+      confirm={t('role.confirm')}
+      busy={t('role.busy')}
+      invalid={role === account.role ? t('role.same', { role: current }) : undefined}
       onClose={onClose}
       onConfirm={async () => {
         await setRole({ variables: { id: account.id, role } });
         onDone();
       }}
     >
-      <p>It is {account.role} now. The change takes effect on its next request.</p>
+      <p>{t('role.text', { role: current })}</p>
       <div className="field">
-        <label htmlFor="new-role">New role</label>
+        <label htmlFor="new-role">{t('role.label')}</label>
         <select id="new-role" value={role} onChange={(e) => choose(e.target.value as Role)}>
           {ROLES.map((r) => (
             <option key={r} value={r}>
-              {r}
+              {t('enum.role', { role: r })}
             </option>
           ))}
         </select>
@@ -175,25 +180,26 @@ function RoleDialog({ account, onClose, onDone }: DialogProps) {
 }
 
 function DeleteDialog({ account, onClose }: Omit<DialogProps, 'onDone'>) {
+  const { t } = useMessages();
   const [remove] = useMutation(ConsoleDeleteDocument);
   const [typed, setTyped] = useState('');
   const confirmed = typed.replace(/[\s-]/g, '') === account.phone;
   return (
     <ConfirmDialog
-      title={`Delete ${account.phone}`}
-      confirm="Delete for good"
-      busy="Deleting…"
+      title={t('delete.title', { phone: account.phone })}
+      confirm={t('delete.confirm')}
+      busy={t('delete.busy')}
       danger
-      invalid={confirmed ? undefined : `Type ${account.phone} exactly to confirm.`}
+      invalid={confirmed ? undefined : t('delete.mismatch', { phone: account.phone })}
       onClose={onClose}
       onConfirm={async () => {
         await remove({ variables: { id: account.id } });
-        navigate(to('/'), { replace: true, notice: `The account ${account.phone} was deleted.` });
+        navigate(to('/'), { replace: true, notice: { key: 'search.deleted', values: { phone: account.phone } } });
       }}
     >
-      <p>The account, its sessions, usage and avatar are deleted; its security events and audit entries stay. This cannot be undone.</p>
+      <p>{t('delete.text')}</p>
       <div className="field">
-        <label htmlFor="delete-phone">Type the phone number, {account.phone}, to confirm</label>
+        <label htmlFor="delete-phone">{t('delete.label', { phone: account.phone })}</label>
         <input id="delete-phone" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} />
       </div>
     </ConfirmDialog>

@@ -1,6 +1,7 @@
 import { useApolloClient } from '@apollo/client/react';
 import { useCallback, useEffect, useState } from 'react';
 import { ConsoleAuditLogDocument, type ConsoleAuditLogQuery } from '../../generated/graphql';
+import { useMessages } from '../i18n/messages';
 import { ErrorNotice, Loading } from '../ui/status';
 import { AuditRows } from './audit';
 
@@ -25,6 +26,7 @@ interface Scan {
  * opening of this page) are hidden unless asked for.
  */
 export function AccountAudit({ id }: { id: string }) {
+  const { t } = useMessages();
   const client = useApolloClient();
   const [scan, setScan] = useState<Scan>({ entries: [], read: 0, cursor: undefined });
   const [busy, setBusy] = useState(false);
@@ -65,23 +67,20 @@ export function AccountAudit({ id }: { id: string }) {
   const hidden = scan.entries.length - shown.length;
   return (
     <section aria-labelledby="audit">
-      <h2 id="audit">Audit entries about this account</h2>
+      <h2 id="audit">{t('accountAudit.heading')}</h2>
       <div className="field inline">
         <input id="audit-readings" type="checkbox" checked={readings} onChange={(e) => setReadings(e.target.checked)} />
-        <label htmlFor="audit-readings">Include readings of the account (USER_VIEWED)</label>
+        <label htmlFor="audit-readings">{t('accountAudit.readings')}</label>
       </div>
       {scan.read > 0 ? (
-        <p>
-          {shown.length} entr{shown.length === 1 ? 'y' : 'ies'}
-          {hidden > 0 ? ` (and ${hidden} reading${hidden === 1 ? '' : 's'} hidden)` : ''} among the {scan.cursor === null ? `${scan.read} entries of the whole log` : `latest ${scan.read} entries of the log`}.
-        </p>
+        <p>{t('accountAudit.summary', { shown: shown.length, hidden, read: scan.read, whole: scan.cursor === null ? 'yes' : 'no' })}</p>
       ) : null}
-      {shown.length > 0 ? <AuditRows caption="Audit entries about this account, newest first" entries={shown} /> : null}
-      {busy ? <Loading>Reading the audit log…</Loading> : null}
+      {shown.length > 0 ? <AuditRows caption={t('accountAudit.caption')} entries={shown} /> : null}
+      {busy ? <Loading>{t('accountAudit.loading')}</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
       {!busy && scan.cursor ? (
         <button type="button" onClick={() => void look(scan)}>
-          Look further back
+          {t('accountAudit.more')}
         </button>
       ) : null}
     </section>

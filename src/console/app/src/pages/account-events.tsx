@@ -1,8 +1,9 @@
 import type { ConsoleAccountQuery } from '../../generated/graphql';
 import { to } from '../router';
-import { When, words } from '../ui/format';
+import { When } from '../ui/format';
 import { Pager } from '../ui/pager';
 import { Loading } from '../ui/status';
+import { useMessages } from '../i18n/messages';
 
 type Events = ConsoleAccountQuery['adminUser']['securityEvents'];
 
@@ -11,23 +12,24 @@ type Events = ConsoleAccountQuery['adminUser']['securityEvents'];
  * account (ConsoleAccount), the next by `?events=<cursor>`.
  */
 export function AccountEvents({ id, events, after, loading }: { id: string; events: Events; after?: string; loading: boolean }) {
+  const { t } = useMessages();
   const rows = events.edges.map((edge) => edge.node);
   const here = `/users/${id}`;
   return (
     <section aria-labelledby="events">
-      <h2 id="events">Security events</h2>
-      {loading ? <Loading>Loading the security events…</Loading> : null}
-      {rows.length === 0 ? <p>No security event.</p> : null}
+      <h2 id="events">{t('events.heading')}</h2>
+      {loading ? <Loading>{t('events.loading')}</Loading> : null}
+      {rows.length === 0 ? <p>{t('events.none')}</p> : null}
       {rows.length > 0 ? (
         <table>
-          <caption>Security events{after ? ' (an older page)' : ''}, newest first</caption>
+          <caption>{after ? t('events.caption.older') : t('events.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">When</th>
-              <th scope="col">Event</th>
-              <th scope="col">How</th>
-              <th scope="col">Address</th>
-              <th scope="col">Device</th>
+              <th scope="col">{t('col.when')}</th>
+              <th scope="col">{t('col.event')}</th>
+              <th scope="col">{t('col.how')}</th>
+              <th scope="col">{t('col.address')}</th>
+              <th scope="col">{t('col.device')}</th>
             </tr>
           </thead>
           <tbody>
@@ -36,8 +38,8 @@ export function AccountEvents({ id, events, after, loading }: { id: string; even
                 <td>
                   <When at={event.at} />
                 </td>
-                <td>{words(event.type)}</td>
-                <td>{[event.method && words(event.method), event.provider].filter(Boolean).join(', ') || '—'}</td>
+                <td>{t('enum.securityEvent', { type: event.type })}</td>
+                <td>{[event.method && t('enum.signInMethod', { method: event.method }), event.provider].filter(Boolean).join(', ') || '—'}</td>
                 <td>{event.ip ?? '—'}</td>
                 <td className="agent">{event.userAgent ?? '—'}</td>
               </tr>
@@ -46,7 +48,7 @@ export function AccountEvents({ id, events, after, loading }: { id: string; even
         </table>
       ) : null}
       <Pager
-        label="Pages of security events"
+        label={t('events.pager')}
         first={after ? to(here) : undefined}
         next={events.pageInfo.hasNextPage ? to(here, { events: events.pageInfo.endCursor }) : undefined}
       />

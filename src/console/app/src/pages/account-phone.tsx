@@ -2,21 +2,26 @@ import { useMutation } from '@apollo/client/react';
 import { useState } from 'react';
 import { ConsoleChangePhoneDocument } from '../../generated/graphql';
 import { ConfirmDialog } from '../ui/confirm-dialog';
+import { useMessages } from '../i18n/messages';
 import { When } from '../ui/format';
 import type { Account } from './account';
 
 /** The account's change of phone number that waits or is being proven, as the profile shows it. */
 export function PendingPhoneChange({ account }: { account: Account }) {
+  const { t, rich } = useMessages();
   const change = account.pendingPhoneChange;
-  if (!change) return <>none pending</>;
+  if (!change) return <>{t('phoneChange.none')}</>;
   return (
     <>
-      <span className="badge">{change.status}</span> to {change.phone}
-      {change.appliesAt ? (
-        <>
-          , applies <When at={change.appliesAt} /> unless the account cancels it
-        </>
-      ) : null}
+      {rich(change.appliesAt ? 'phoneChange.applies' : 'phoneChange.pending', {
+        status: (
+          <span key="status" className="badge">
+            {t('enum.phoneChangeStatus', { status: change.status })}
+          </span>
+        ),
+        phone: change.phone,
+        at: <When key="at" at={change.appliesAt} />,
+      })}
     </>
   );
 }
@@ -27,19 +32,16 @@ export function PendingPhoneChange({ account }: { account: Account }) {
  * SMS at its current number and in its security events, and may cancel it meanwhile.
  */
 export function ChangePhoneDialog({ account, onClose, onDone }: { account: Account; onClose: () => void; onDone: () => void }) {
+  const { t } = useMessages();
   const [change] = useMutation(ConsoleChangePhoneDocument, { refetchQueries: ['ConsoleAccount'] });
   const [phone, setPhone] = useState('');
   const [reason, setReason] = useState('');
-  const invalid = !phone.trim()
-    ? 'Give the new phone number.'
-    : !reason.trim()
-      ? 'Give a reason: it is kept in the audit log and shown to other operators.'
-      : undefined;
+  const invalid = !phone.trim() ? t('changePhone.missing') : !reason.trim() ? t('reason.missing') : undefined;
   return (
     <ConfirmDialog
-      title={`Change the phone number of ${account.phone}`}
-      confirm="Start the change"
-      busy="Starting…"
+      title={t('changePhone.title', { phone: account.phone })}
+      confirm={t('changePhone.confirm')}
+      busy={t('changePhone.busy')}
       invalid={invalid}
       onClose={onClose}
       onConfirm={async () => {
@@ -47,17 +49,13 @@ export function ChangePhoneDialog({ account, onClose, onDone }: { account: Accou
         onDone();
       }}
     >
-      <p>
-        The change waits the recovery delay (72 hours unless configured otherwise) before it applies. An SMS tells the current number at once, the
-        account sees it in its security events and can cancel it until then.
-        {account.pendingPhoneChange ? ` It replaces the change to ${account.pendingPhoneChange.phone} that is pending now.` : ''}
-      </p>
+      <p>{account.pendingPhoneChange ? t('changePhone.text.replacing', { phone: account.pendingPhoneChange.phone }) : t('changePhone.text')}</p>
       <div className="field">
-        <label htmlFor="change-phone">New phone number</label>
+        <label htmlFor="change-phone">{t('changePhone.label')}</label>
         <input id="change-phone" type="tel" autoComplete="off" required maxLength={32} value={phone} onChange={(e) => setPhone(e.target.value)} />
       </div>
       <div className="field">
-        <label htmlFor="change-phone-reason">Reason (required, up to 500 characters)</label>
+        <label htmlFor="change-phone-reason">{t('reason.label')}</label>
         <textarea id="change-phone-reason" required maxLength={500} rows={3} value={reason} onChange={(e) => setReason(e.target.value)} />
       </div>
     </ConfirmDialog>

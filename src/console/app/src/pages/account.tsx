@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { ConsoleAccountDocument, type ConsoleAccountQuery } from '../../generated/graphql';
 import { may } from '../permissions';
 import { Link, to } from '../router';
+import { isLocale } from '../i18n/locale';
+import { useMessages } from '../i18n/messages';
 import { When } from '../ui/format';
 import { ErrorNotice, Loading, PageTitle } from '../ui/status';
 import { useOperator } from '../use-session';
@@ -23,6 +25,7 @@ const EVENTS_PAGE = 20;
  * one request per opening, so that each opening is read once.
  */
 export function AccountPage({ id, params }: { id: string; params: URLSearchParams }) {
+  const { t } = useMessages();
   const operator = useOperator();
   const eventsAfter = params.get('events') ?? undefined;
   const { data, previousData, loading, error } = useQuery(ConsoleAccountDocument, { variables: { id, eventsFirst: EVENTS_PAGE, eventsAfter } });
@@ -32,11 +35,11 @@ export function AccountPage({ id, params }: { id: string; params: URLSearchParam
   const account = (data ?? previousData)?.adminUser;
   return (
     <>
-      <PageTitle title={account ? account.phone : 'Account'}>{account ? `Account ${account.phone}` : 'Account'}</PageTitle>
+      <PageTitle title={account ? account.phone : t('account.title')}>{account ? t('account.heading', { phone: account.phone }) : t('account.title')}</PageTitle>
       <p>
-        <Link href={to('/')}>Back to the accounts</Link>
+        <Link href={to('/')}>{t('account.back')}</Link>
       </p>
-      {loading && !account ? <Loading>Loading the account…</Loading> : null}
+      {loading && !account ? <Loading>{t('account.loading')}</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
       {account ? (
         <>
@@ -53,66 +56,70 @@ export function AccountPage({ id, params }: { id: string; params: URLSearchParam
 }
 
 function Profile({ account }: { account: Account }) {
+  const { t, rich } = useMessages();
   return (
     <section aria-labelledby="profile">
-      <h2 id="profile">Profile</h2>
+      <h2 id="profile">{t('profile.heading')}</h2>
       <dl className="facts">
-        <dt>Status</dt>
+        <dt>{t('col.status')}</dt>
         <dd>
-          <span className={`badge ${account.status.toLowerCase()}`}>{account.status}</span>
+          <span className={`badge ${account.status.toLowerCase()}`}>{t('enum.accountStatus', { status: account.status })}</span>
           {account.status === 'BLOCKED' ? (
             <>
               {' '}
-              since <When at={account.blockedAt} />: “{account.blockedReason}”
+              {rich('profile.blocked', { at: <When key="at" at={account.blockedAt} />, reason: account.blockedReason ?? '' })}
             </>
           ) : null}
         </dd>
-        <dt>Role</dt>
-        <dd>{account.role}</dd>
-        <dt>Phone</dt>
+        <dt>{t('col.role')}</dt>
+        <dd>{t('enum.role', { role: account.role })}</dd>
+        <dt>{t('col.phone')}</dt>
         <dd>{account.phone}</dd>
-        <dt>Phone change</dt>
+        <dt>{t('profile.phoneChange')}</dt>
         <dd>
           <PendingPhoneChange account={account} />
         </dd>
-        <dt>Nickname</dt>
+        <dt>{t('col.nickname')}</dt>
         <dd>{account.nickname}</dd>
-        <dt>Id</dt>
+        <dt>{t('profile.id')}</dt>
         <dd>
           <code>{account.id}</code>
         </dd>
-        <dt>Created</dt>
+        <dt>{t('col.created')}</dt>
         <dd>
           <When at={account.createdAt} />
         </dd>
-        <dt>Last sign-in</dt>
+        <dt>{t('col.lastSignIn')}</dt>
         <dd>
-          <When at={account.lastLoginAt} none="never" />
+          <When at={account.lastLoginAt} none={t('value.never')} />
         </dd>
-        <dt>Password</dt>
-        <dd>{account.hasPassword ? 'set' : 'none (signs in by SMS code)'}</dd>
-        <dt>Avatar</dt>
-        <dd>{account.avatarUrl ? <a href={account.avatarUrl}>open the picture</a> : 'none'}</dd>
+        <dt>{t('signIn.password.label')}</dt>
+        <dd>{account.hasPassword ? t('profile.password.set') : t('profile.password.none')}</dd>
+        <dt>{t('profile.avatar')}</dt>
+        <dd>{account.avatarUrl ? <a href={account.avatarUrl}>{t('profile.avatar.open')}</a> : t('value.none')}</dd>
+        <dt>{t('profile.language')}</dt>
+        <dd>{isLocale(account.locale) ? t(`profile.language.${account.locale}`) : t('profile.language.none')}</dd>
       </dl>
     </section>
   );
 }
 
 function Sessions({ account }: { account: Account }) {
+  const { t } = useMessages();
   return (
     <section aria-labelledby="sessions">
-      <h2 id="sessions">Active sessions ({account.sessions.length})</h2>
+      <h2 id="sessions">{t('sessions.heading', { count: account.sessions.length })}</h2>
       {account.sessions.length === 0 ? (
-        <p>No live session: the account is signed out everywhere.</p>
+        <p>{t('sessions.none')}</p>
       ) : (
         <table>
-          <caption>Live sessions, newest first</caption>
+          <caption>{t('sessions.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Signed in</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Address</th>
-              <th scope="col">Device</th>
+              <th scope="col">{t('col.signedIn')}</th>
+              <th scope="col">{t('col.lastUsed')}</th>
+              <th scope="col">{t('col.address')}</th>
+              <th scope="col">{t('col.device')}</th>
             </tr>
           </thead>
           <tbody>
@@ -136,24 +143,29 @@ function Sessions({ account }: { account: Account }) {
 }
 
 function Factors({ account }: { account: Account }) {
+  const { t, rich } = useMessages();
   return (
     <section aria-labelledby="factors">
-      <h2 id="factors">Sign-in factors</h2>
+      <h2 id="factors">{t('factors.heading')}</h2>
       <dl className="facts">
-        <dt>Authenticator app (TOTP)</dt>
-        <dd>{account.mfaEnabled ? 'on: sign-ins ask for a second factor' : 'off'}</dd>
-        <dt>Passkeys</dt>
+        <dt>{t('factors.totp')}</dt>
+        <dd>{account.mfaEnabled ? t('factors.totp.on') : t('factors.totp.off')}</dd>
+        <dt>{t('factors.passkeys')}</dt>
         <dd>{account.passkeys}</dd>
-        <dt>Linked identities</dt>
+        <dt>{t('factors.identities')}</dt>
         <dd>
           {account.identities.length === 0 ? (
-            'none'
+            t('value.none')
           ) : (
             <ul className="plain">
               {account.identities.map((identity) => (
                 <li key={identity.provider}>
-                  {identity.provider}
-                  {identity.email ? ` (${identity.email})` : ''}, linked <When at={identity.linkedAt} />, last used <When at={identity.lastUsedAt} none="never" />
+                  {rich(identity.email ? 'factors.identity.email' : 'factors.identity', {
+                    provider: identity.provider,
+                    email: identity.email ?? '',
+                    linkedAt: <When key="linked" at={identity.linkedAt} />,
+                    lastUsedAt: <When key="used" at={identity.lastUsedAt} none={t('value.never')} />,
+                  })}
                 </li>
               ))}
             </ul>

@@ -1,7 +1,8 @@
 import { useQuery } from '@apollo/client/react';
 import { ConsoleAuditLogDocument, type ConsoleAuditLogQuery } from '../../generated/graphql';
+import { useMessages } from '../i18n/messages';
 import { Link, to } from '../router';
-import { When, words } from '../ui/format';
+import { When } from '../ui/format';
 import { Pager } from '../ui/pager';
 import { ErrorNotice, Loading, PageTitle } from '../ui/status';
 
@@ -11,19 +12,20 @@ type Entry = ConsoleAuditLogQuery['adminAuditLog']['edges'][number]['node'];
 
 /** The audit log (ADMIN), newest first, paged by the API's cursor (`/console/audit?after=`). */
 export function AuditPage({ params }: { params: URLSearchParams }) {
+  const { t } = useMessages();
   const after = params.get('after') ?? undefined;
   const { data, loading, error } = useQuery(ConsoleAuditLogDocument, { variables: { first: PAGE_SIZE, after } });
   const log = data?.adminAuditLog;
   const entries = log?.edges.map((edge) => edge.node) ?? [];
   return (
     <>
-      <PageTitle title="Audit log">Audit log</PageTitle>
-      <p>Every action of an operator, and every reading of an account, newest first.</p>
-      {loading ? <Loading>Loading the audit log…</Loading> : null}
+      <PageTitle title={t('audit.title')}>{t('audit.title')}</PageTitle>
+      <p>{t('audit.text')}</p>
+      {loading ? <Loading>{t('audit.loading')}</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
-      {log && entries.length === 0 ? <p>The audit log is empty.</p> : null}
-      {entries.length > 0 ? <AuditRows caption="Audit entries, newest first" entries={entries} /> : null}
-      <Pager label="Pages of the audit log" first={after ? to('/audit') : undefined} next={log?.pageInfo.hasNextPage ? to('/audit', { after: log.pageInfo.endCursor }) : undefined} />
+      {log && entries.length === 0 ? <p>{t('audit.empty')}</p> : null}
+      {entries.length > 0 ? <AuditRows caption={t('audit.caption')} entries={entries} /> : null}
+      <Pager label={t('audit.pager')} first={after ? to('/audit') : undefined} next={log?.pageInfo.hasNextPage ? to('/audit', { after: log.pageInfo.endCursor }) : undefined} />
     </>
   );
 }
@@ -48,16 +50,17 @@ function Detail({ detail }: { detail: Record<string, unknown> }) {
 
 /** Audit entries as a table: when, what, who acted, on which account, and the entry's detail. */
 export function AuditRows({ caption, entries }: { caption: string; entries: Entry[] }) {
+  const { t } = useMessages();
   return (
     <table>
       <caption>{caption}</caption>
       <thead>
         <tr>
-          <th scope="col">When</th>
-          <th scope="col">Action</th>
-          <th scope="col">Operator</th>
-          <th scope="col">Account</th>
-          <th scope="col">Detail</th>
+          <th scope="col">{t('col.when')}</th>
+          <th scope="col">{t('col.action')}</th>
+          <th scope="col">{t('col.operator')}</th>
+          <th scope="col">{t('col.account')}</th>
+          <th scope="col">{t('col.detail')}</th>
         </tr>
       </thead>
       <tbody>
@@ -66,8 +69,8 @@ export function AuditRows({ caption, entries }: { caption: string; entries: Entr
             <td>
               <When at={entry.at} />
             </td>
-            <td>{words(entry.action)}</td>
-            <td>{entry.actorId ? <Link href={to(`/users/${entry.actorId}`)}>{entry.actorId.slice(0, 8)}</Link> : 'command line'}</td>
+            <td>{t('enum.auditAction', { action: entry.action })}</td>
+            <td>{entry.actorId ? <Link href={to(`/users/${entry.actorId}`)}>{entry.actorId.slice(0, 8)}</Link> : t('audit.commandLine')}</td>
             <td>{entry.targetUserId ? <Link href={to(`/users/${entry.targetUserId}`)}>{entry.targetUserId.slice(0, 8)}</Link> : '—'}</td>
             <td>
               <Detail detail={entry.detail} />

@@ -1,6 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import { useEffect, useState, type FormEvent, type MouseEvent } from 'react';
 import { ConsoleAccountsDocument, type AccountStatus, type Role } from '../../generated/graphql';
+import { useMessages } from '../i18n/messages';
 import { Link, navigate, pageNotice, to } from '../router';
 import { When } from '../ui/format';
 import { Pager } from '../ui/pager';
@@ -29,6 +30,7 @@ const pick = <T extends string>(value: string | null, allowed: T[]): T | undefin
  * role, all in the address (`/console?q=138&status=BLOCKED`), newest first, paged by the API's cursor.
  */
 export function SearchPage({ params }: { params: URLSearchParams }) {
+  const { t } = useMessages();
   const query = params.get('q') ?? '';
   const status = pick(params.get('status'), STATUSES);
   const role = pick(params.get('role'), ROLES);
@@ -51,58 +53,58 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
 
   return (
     <>
-      <PageTitle title="Accounts">Accounts</PageTitle>
+      <PageTitle title={t('search.title')}>{t('search.title')}</PageTitle>
       {notice ? (
         <p role="status" className="notice">
-          {notice}
+          {t(notice.key, notice.values)}
         </p>
       ) : null}
-      <form role="search" aria-label="Accounts" onSubmit={submit} className="filters">
+      <form role="search" aria-label={t('search.title')} onSubmit={submit} className="filters">
         <div className="field wide">
-          <label htmlFor="q">Phone, nickname or id</label>
+          <label htmlFor="q">{t('search.query')}</label>
           <input id="q" type="search" value={form.q} maxLength={100} onChange={(e) => setForm({ ...form, q: e.target.value })} />
         </div>
         <div className="field">
-          <label htmlFor="status">Status</label>
+          <label htmlFor="status">{t('col.status')}</label>
           <select id="status" value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value })}>
-            <option value="">Any</option>
+            <option value="">{t('search.any')}</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {t('enum.accountStatus', { status: s })}
               </option>
             ))}
           </select>
         </div>
         <div className="field">
-          <label htmlFor="role">Role</label>
+          <label htmlFor="role">{t('col.role')}</label>
           <select id="role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-            <option value="">Any</option>
+            <option value="">{t('search.any')}</option>
             {ROLES.map((r) => (
               <option key={r} value={r}>
-                {r}
+                {t('enum.role', { role: r })}
               </option>
             ))}
           </select>
         </div>
         <button type="submit" className="primary">
-          Search
+          {t('search.submit')}
         </button>
       </form>
-      {loading ? <Loading>Searching…</Loading> : null}
+      {loading ? <Loading>{t('search.loading')}</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
-      {data && accounts.length === 0 ? <p role="status">No account matches.</p> : null}
+      {data && accounts.length === 0 ? <p role="status">{t('search.none')}</p> : null}
       {accounts.length > 0 ? (
         <table>
-          <caption>{query ? `Accounts matching “${query}”` : 'All accounts'}, newest first</caption>
+          <caption>{query ? t('search.caption.matching', { query }) : t('search.caption.all')}</caption>
           <thead>
             <tr>
-              <th scope="col">Phone</th>
-              <th scope="col">Nickname</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Sessions</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last sign-in</th>
+              <th scope="col">{t('col.phone')}</th>
+              <th scope="col">{t('col.nickname')}</th>
+              <th scope="col">{t('col.role')}</th>
+              <th scope="col">{t('col.status')}</th>
+              <th scope="col">{t('col.sessions')}</th>
+              <th scope="col">{t('col.created')}</th>
+              <th scope="col">{t('col.lastSignIn')}</th>
             </tr>
           </thead>
           <tbody>
@@ -112,23 +114,23 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
                   <Link href={to(`/users/${account.id}`)}>{account.phone}</Link>
                 </th>
                 <td>{account.nickname}</td>
-                <td>{account.role}</td>
+                <td>{t('enum.role', { role: account.role })}</td>
                 <td>
-                  <span className={`badge ${account.status.toLowerCase()}`}>{account.status}</span>
+                  <span className={`badge ${account.status.toLowerCase()}`}>{t('enum.accountStatus', { status: account.status })}</span>
                 </td>
                 <td>{account.activeSessions}</td>
                 <td>
                   <When at={account.createdAt} />
                 </td>
                 <td>
-                  <When at={account.lastLoginAt} none="never" />
+                  <When at={account.lastLoginAt} none={t('value.never')} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
-      <Pager label="Pages of accounts" first={after ? to('/', filters) : undefined} next={next ? to('/', { ...filters, after: next }) : undefined} />
+      <Pager label={t('search.pager')} first={after ? to('/', filters) : undefined} next={next ? to('/', { ...filters, after: next }) : undefined} />
     </>
   );
 }

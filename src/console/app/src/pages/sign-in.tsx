@@ -11,6 +11,8 @@ import {
   type ConsoleAuthPayloadFragment,
 } from '../../generated/graphql';
 import { apiErrorOf, isApiError } from '../../../../client/index';
+import { useMessages, type Message } from '../i18n/messages';
+import { LanguageSwitch } from '../ui/language-switch';
 import { ErrorNotice } from '../ui/status';
 import { useSessionObject } from '../use-session';
 
@@ -28,18 +30,21 @@ const anonymous = { anonymous: true };
  * account has TOTP on; or a passkey, alone (it needs no second factor). An account without an
  * operator role is told so and signed out again (Session.begin).
  */
-export function SignInPage({ notice }: { notice?: string }) {
+export function SignInPage({ notice }: { notice?: Message }) {
+  const { t } = useMessages();
   const [second, setSecond] = useState<SecondStep>();
+  const title = t('console.title', { page: t('signIn.title') });
   useEffect(() => {
-    document.title = 'Sign in · Operator console';
-  }, []);
+    document.title = title;
+  }, [title]);
   return (
     <main id="main" className="sign-in">
-      <h1>Operator console</h1>
-      <p className="lead">meeting-accounts: find, inspect, block and audit accounts. For SUPPORT and ADMIN operators.</p>
+      <LanguageSwitch />
+      <h1>{t('console.name')}</h1>
+      <p className="lead">{t('signIn.lead')}</p>
       {notice ? (
         <p role="alert" className="notice">
-          {notice}
+          {t(notice.key, notice.values)}
         </p>
       ) : null}
       {second ? <SecondFactor step={second} onRestart={() => setSecond(undefined)} /> : <FirstFactor onSecond={setSecond} />}
@@ -84,6 +89,7 @@ function usePasskey() {
 }
 
 function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
+  const { t } = useMessages();
   const client = useApolloClient();
   const passkey = usePasskey();
   const { busy, error, run } = useSignIn(onSecond);
@@ -110,46 +116,44 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
   return (
     <>
       <form onSubmit={submit} className="panel" aria-labelledby="sign-in-phone">
-        <h2 id="sign-in-phone">With your phone number</h2>
+        <h2 id="sign-in-phone">{t('signIn.phone.heading')}</h2>
         <div className="field">
-          <label htmlFor="phone">Phone number</label>
+          <label htmlFor="phone">{t('signIn.phone.label')}</label>
           <input id="phone" type="tel" autoComplete="username" required autoFocus value={phone} onChange={(e) => setPhone(e.target.value)} />
         </div>
         <fieldset className="choice">
-          <legend>Prove it with</legend>
+          <legend>{t('signIn.method.legend')}</legend>
           <label>
-            <input type="radio" name="method" value="code" checked={method === 'code'} onChange={() => setMethod('code')} /> a code sent by SMS
+            <input type="radio" name="method" value="code" checked={method === 'code'} onChange={() => setMethod('code')} /> {t('signIn.method.code')}
           </label>
           <label>
-            <input type="radio" name="method" value="password" checked={method === 'password'} onChange={() => setMethod('password')} /> the account's password
+            <input type="radio" name="method" value="password" checked={method === 'password'} onChange={() => setMethod('password')} /> {t('signIn.method.password')}
           </label>
         </fieldset>
         {method === 'code' && sent ? (
           <>
-            <p role="status">
-              A code was sent to {sent.phone}; it is valid for {sent.minutes} minutes.
-            </p>
+            <p role="status">{t('signIn.code.sent', { phone: sent.phone, minutes: sent.minutes })}</p>
             <div className="field">
-              <label htmlFor="code">Code from the SMS</label>
+              <label htmlFor="code">{t('signIn.code.label')}</label>
               <input id="code" inputMode="numeric" autoComplete="one-time-code" required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
             </div>
           </>
         ) : null}
         {method === 'password' ? (
           <div className="field">
-            <label htmlFor="password">Password</label>
+            <label htmlFor="password">{t('signIn.password.label')}</label>
             <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
           </div>
         ) : null}
         <div className="actions">
           {method === 'code' ? (
             <button type={sent ? 'button' : 'submit'} className={sent ? undefined : 'primary'} aria-disabled={Boolean(busy) || undefined} onClick={sent ? () => void sendCode() : undefined}>
-              {busy === 'send' ? 'Sending…' : sent ? 'Send a new code' : 'Send code'}
+              {busy === 'send' ? t('signIn.sending') : sent ? t('signIn.sendAgain') : t('signIn.send')}
             </button>
           ) : null}
           {method === 'password' || sent ? (
             <button type="submit" className="primary" aria-disabled={Boolean(busy) || undefined}>
-              {busy === 'sign-in' ? 'Signing in…' : 'Sign in'}
+              {busy === 'sign-in' ? t('signIn.submitting') : t('signIn.submit')}
             </button>
           ) : null}
         </div>
@@ -157,10 +161,10 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
       </form>
       {browserSupportsWebAuthn() ? (
         <section className="panel" aria-labelledby="sign-in-passkey">
-          <h2 id="sign-in-passkey">With a passkey</h2>
-          <p>No phone number needed: the browser asks which passkey to use.</p>
+          <h2 id="sign-in-passkey">{t('signIn.passkey.heading')}</h2>
+          <p>{t('signIn.passkey.text')}</p>
           <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => void run('passkey', passkey)}>
-            {busy === 'passkey' ? 'Waiting for the passkey…' : 'Sign in with a passkey'}
+            {busy === 'passkey' ? t('signIn.passkey.waiting') : t('signIn.passkey.button')}
           </button>
         </section>
       ) : null}
@@ -169,6 +173,7 @@ function FirstFactor({ onSecond }: { onSecond: (step: SecondStep) => void }) {
 }
 
 function SecondFactor({ step, onRestart }: { step: SecondStep; onRestart: () => void }) {
+  const { t } = useMessages();
   const client = useApolloClient();
   const passkey = usePasskey();
   const { busy, error, run } = useSignIn();
@@ -183,23 +188,23 @@ function SecondFactor({ step, onRestart }: { step: SecondStep; onRestart: () => 
   const recovery = step.methods.includes('recovery');
   return (
     <form onSubmit={submit} className="panel" aria-labelledby="second-factor">
-      <h2 id="second-factor">Second factor</h2>
-      <p>This account has two-step verification on.</p>
+      <h2 id="second-factor">{t('mfa.heading')}</h2>
+      <p>{t('mfa.text')}</p>
       <div className="field">
-        <label htmlFor="mfa-code">{recovery ? 'Code from the authenticator app, or a recovery code' : 'Code from the authenticator app'}</label>
+        <label htmlFor="mfa-code">{recovery ? t('mfa.label.recovery') : t('mfa.label')}</label>
         <input id="mfa-code" autoComplete="one-time-code" required autoFocus value={code} onChange={(e) => setCode(e.target.value)} />
       </div>
       <div className="actions">
         <button type="submit" className="primary" aria-disabled={Boolean(busy) || undefined}>
-          {busy === 'verify' ? 'Verifying…' : 'Verify'}
+          {busy === 'verify' ? t('mfa.verifying') : t('mfa.verify')}
         </button>
         {browserSupportsWebAuthn() ? (
           <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => void run('passkey', passkey)}>
-            {busy === 'passkey' ? 'Waiting for the passkey…' : 'Use a passkey instead'}
+            {busy === 'passkey' ? t('signIn.passkey.waiting') : t('mfa.passkey')}
           </button>
         ) : null}
         <button type="button" aria-disabled={Boolean(busy) || undefined} onClick={() => busy || onRestart()}>
-          Start over
+          {t('mfa.restart')}
         </button>
       </div>
       {error && busy === undefined ? <ErrorNotice error={error} /> : null}

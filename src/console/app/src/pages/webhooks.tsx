@@ -6,6 +6,7 @@ import {
   type ConsoleWebhookDeliveryFragment,
   type WebhookDeliveryStatus,
 } from '../../generated/graphql';
+import { useMessages } from '../i18n/messages';
 import { navigate, to } from '../router';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { When } from '../ui/format';
@@ -17,6 +18,7 @@ const STATUSES: WebhookDeliveryStatus[] = ['PENDING', 'DELIVERED', 'DEAD'];
 
 /** Webhook deliveries (ADMIN), newest first, of one status when asked (`?status=DEAD`), each retried on demand. */
 export function WebhooksPage({ params }: { params: URLSearchParams }) {
+  const { t, rich } = useMessages();
   const status = STATUSES.find((s) => s === params.get('status'));
   const after = params.get('after') ?? undefined;
   const [chosen, choose] = useState<string>(status ?? '');
@@ -31,39 +33,39 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
   };
   return (
     <>
-      <PageTitle title="Webhook deliveries">Webhook deliveries</PageTitle>
-      <form onSubmit={submit} className="filters" aria-label="Deliveries to show">
+      <PageTitle title={t('webhooks.title')}>{t('webhooks.title')}</PageTitle>
+      <form onSubmit={submit} className="filters" aria-label={t('webhooks.form')}>
         <div className="field">
-          <label htmlFor="delivery-status">Status</label>
+          <label htmlFor="delivery-status">{t('col.status')}</label>
           <select id="delivery-status" value={chosen} onChange={(e) => choose(e.target.value)}>
-            <option value="">Any</option>
+            <option value="">{t('search.any')}</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {t('enum.deliveryStatus', { status: s })}
               </option>
             ))}
           </select>
         </div>
         <button type="submit" className="primary">
-          Show
+          {t('webhooks.show')}
         </button>
       </form>
-      {loading ? <Loading>Loading the deliveries…</Loading> : null}
+      {loading ? <Loading>{t('webhooks.loading')}</Loading> : null}
       {error ? <ErrorNotice error={error} /> : null}
-      {list && deliveries.length === 0 ? <p>No delivery{status ? ` is ${status}` : ''}.</p> : null}
+      {list && deliveries.length === 0 ? <p>{status ? t('webhooks.none.status', { status: t('enum.deliveryStatus', { status }) }) : t('webhooks.none')}</p> : null}
       {deliveries.length > 0 ? (
         <table>
-          <caption>{status ? `${status} deliveries` : 'Deliveries'}, newest first</caption>
+          <caption>{status ? t('webhooks.caption.status', { status: t('enum.deliveryStatus', { status }) }) : t('webhooks.caption')}</caption>
           <thead>
             <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Receiver</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tries</th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Created</th>
-              <th scope="col">Next try or delivered</th>
-              <th scope="col">Retry</th>
+              <th scope="col">{t('col.event')}</th>
+              <th scope="col">{t('col.receiver')}</th>
+              <th scope="col">{t('col.status')}</th>
+              <th scope="col">{t('col.tries')}</th>
+              <th scope="col">{t('col.lastAnswer')}</th>
+              <th scope="col">{t('col.created')}</th>
+              <th scope="col">{t('col.next')}</th>
+              <th scope="col">{t('col.retry')}</th>
             </tr>
           </thead>
           <tbody>
@@ -72,17 +74,25 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
                 <td>{delivery.eventType}</td>
                 <td className="agent">{delivery.url}</td>
                 <td>
-                  <span className={`badge ${delivery.status.toLowerCase()}`}>{delivery.status}</span>
+                  <span className={`badge ${delivery.status.toLowerCase()}`}>{t('enum.deliveryStatus', { status: delivery.status })}</span>
                 </td>
                 <td>{delivery.attempts}</td>
                 <td>{lastAnswer(delivery)}</td>
                 <td>
                   <When at={delivery.createdAt} />
                 </td>
-                <td>{delivery.status === 'PENDING' ? <When at={delivery.nextAttemptAt} /> : delivery.status === 'DELIVERED' ? <When at={delivery.deliveredAt} none="delivered" /> : '—'}</td>
+                <td>{delivery.status === 'PENDING' ? <When at={delivery.nextAttemptAt} /> : delivery.status === 'DELIVERED' ? <When at={delivery.deliveredAt} none={t('webhooks.delivered')} /> : '—'}</td>
                 <td>
                   <button type="button" onClick={() => setRetrying(delivery)}>
-                    Retry<span className="visually-hidden"> the {delivery.eventType} delivery to {delivery.url}</span>…
+                    {rich('webhooks.retry', {
+                      event: delivery.eventType,
+                      url: delivery.url,
+                      hidden: (chunks) => (
+                        <span key="hidden" className="visually-hidden">
+                          {chunks}
+                        </span>
+                      ),
+                    })}
                   </button>
                 </td>
               </tr>
@@ -91,7 +101,7 @@ export function WebhooksPage({ params }: { params: URLSearchParams }) {
         </table>
       ) : null}
       <Pager
-        label="Pages of deliveries"
+        label={t('webhooks.pager')}
         first={after ? to('/webhooks', { status }) : undefined}
         next={list?.pageInfo.hasNextPage ? to('/webhooks', { status, after: list.pageInfo.endCursor }) : undefined}
       />
@@ -108,20 +118,20 @@ function lastAnswer({ lastStatus, lastError }: ConsoleWebhookDeliveryFragment): 
 }
 
 function RetryDialog({ delivery, onClose }: { delivery: ConsoleWebhookDeliveryFragment; onClose: () => void }) {
+  const { t } = useMessages();
   const [retry] = useMutation(ConsoleRetryWebhookDeliveryDocument);
   return (
     <ConfirmDialog
-      title="Retry a webhook delivery"
-      confirm="Send it again now"
-      busy="Retrying…"
+      title={t('retry.title')}
+      confirm={t('retry.confirm')}
+      busy={t('retry.busy')}
       onClose={onClose}
       onConfirm={async () => {
         await retry({ variables: { id: delivery.id } });
       }}
     >
       <p>
-        {delivery.eventType} to {delivery.url}, {delivery.status} after {delivery.attempts} tr{delivery.attempts === 1 ? 'y' : 'ies'}: it is sent once more, due now, with the
-        same webhook-id.
+        {t('retry.text', { event: delivery.eventType, url: delivery.url, status: t('enum.deliveryStatus', { status: delivery.status }), attempts: delivery.attempts })}
       </p>
     </ConfirmDialog>
   );

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useMessages } from '../i18n/messages';
 import { ErrorNotice } from './status';
 
 interface Props {
@@ -22,6 +23,7 @@ interface Props {
  * action leaves it open with the API's message and code, and nothing typed into it is lost.
  */
 export function ConfirmDialog({ title, confirm, busy, invalid, danger, onConfirm, onClose, children }: Props) {
+  const { t } = useMessages();
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const titleId = useId();
@@ -86,7 +88,7 @@ export function ConfirmDialog({ title, confirm, busy, invalid, danger, onConfirm
             {running ? busy : confirm}
           </button>
           <button type="button" ref={cancel} onClick={() => running || onClose()} aria-disabled={running || undefined}>
-            Cancel
+            {t('dialog.cancel')}
           </button>
         </div>
       </form>

@@ -1,3 +1,4 @@
+import { useMessages } from '../i18n/messages';
 import { Link } from '../router';
 
 /**
@@ -5,11 +6,12 @@ import { Link } from '../router';
  * Each page has its own address, so the browser's Back button goes to the page before.
  */
 export function Pager({ label, first, next }: { label: string; first?: string; next?: string }) {
+  const { t } = useMessages();
   if (!first && !next) return null;
   return (
     <nav aria-label={label} className="pager">
-      {first ? <Link href={first}>First page</Link> : null}
-      {next ? <Link href={next}>Next page</Link> : null}
+      {first ? <Link href={first}>{t('pager.first')}</Link> : null}
+      {next ? <Link href={next}>{t('pager.next')}</Link> : null}
     </nav>
   );
 }

@@ -1,19 +1,23 @@
 import { useEffect, useRef } from 'react';
 import { problemOf } from '../errors';
+import { useMessages } from '../i18n/messages';
 
 /** A request that was refused or got no answer: the API's message and its error code. */
 export function ErrorNotice({ error }: { error: unknown }) {
-  const { message, code } = problemOf(error);
+  const messages = useMessages();
+  const { message, code } = problemOf(error, messages);
   return (
     <p role="alert" className="error">
-      {code ? 'The service refused: ' : ''}
-      {message}
-      {code ? (
-        <>
-          {' '}
-          <code className="code">{code}</code>
-        </>
-      ) : null}
+      {code
+        ? messages.rich('error.refused', {
+            message,
+            code: (
+              <code key="code" className="code">
+                {code}
+              </code>
+            ),
+          })
+        : message}
     </p>
   );
 }
@@ -27,12 +31,17 @@ export function Loading({ children }: { children: string }) {
   );
 }
 
-/** The page's heading, which takes the focus when the page opens, so that a screen reader starts there. */
+/**
+ * The page's heading, which takes the focus when the page opens, so that a screen reader starts
+ * there; the document's title says the page, in the console's language.
+ */
 export function PageTitle({ children, title }: { children: React.ReactNode; title: string }) {
+  const { t } = useMessages();
   const heading = useRef<HTMLHeadingElement>(null);
+  const documentTitle = t('console.title', { page: title });
   useEffect(() => {
-    document.title = `${title} · Operator console`;
-  }, [title]);
+    document.title = documentTitle;
+  }, [documentTitle]);
   useEffect(() => {
     heading.current?.focus();
   }, []);
