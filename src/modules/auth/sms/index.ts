@@ -1,10 +1,14 @@
 import type { Config } from '../../../config/config.js';
+import { AliyunSmsProvider } from './aliyun-sms.js';
 import { ConsoleSmsProvider } from './console-sms.js';
 import { FileSmsProvider } from './file-sms.js';
 import { TwilioSmsProvider, WebhookSmsProvider } from './http-sms.js';
 import type { SmsProvider } from './sms-provider.js';
+import { TencentSmsProvider } from './tencent-sms.js';
+import type { TemplateProviderDeps } from './template-sms.js';
 
-export function createSmsProvider(config: Config['sms']): SmsProvider {
+/** The configured provider; `deps` (the log, and the metrics when on) serve the template providers. */
+export function createSmsProvider(config: Config['sms'], deps: TemplateProviderDeps): SmsProvider {
   switch (config.provider) {
     case 'console':
       return new ConsoleSmsProvider();
@@ -14,6 +18,11 @@ export function createSmsProvider(config: Config['sms']): SmsProvider {
       return new TwilioSmsProvider({ ...config.twilio, timeoutMs: config.timeoutMs });
     case 'webhook':
       return new WebhookSmsProvider({ ...config.webhook, timeoutMs: config.timeoutMs });
+    case 'aliyun':
+      // loadConfig refuses SMS_PROVIDER=aliyun without its settings.
+      return new AliyunSmsProvider(config.aliyun!, config.timeoutMs, deps);
+    case 'tencent':
+      return new TencentSmsProvider(config.tencent!, config.timeoutMs, deps);
   }
 }
 
