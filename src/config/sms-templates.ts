@@ -1,8 +1,8 @@
-import type { Locale } from '../shared/i18n/locale.js';
+import { isLocale, LOCALES, type Locale } from '../shared/i18n/locale.js';
 import type { SmsPurpose } from '../modules/auth/sms/sms-provider.js';
 
 /** Every SMS the service sends: the code purposes and the phone change's notice; each needs a template. */
-export const SMS_PURPOSES = [
+const SMS_PURPOSES = [
   'login',
   'register',
   'reset-password',
@@ -13,14 +13,12 @@ export const SMS_PURPOSES = [
 ] as const satisfies readonly PurposeName[];
 
 /** A purpose as it is written in the JSON. */
-export type PurposeName = `${SmsPurpose}`;
+type PurposeName = `${SmsPurpose}`;
 
 // Fails to compile when a purpose is added to SmsPurpose and not here.
 type Missing = Exclude<PurposeName, (typeof SMS_PURPOSES)[number]>;
 const complete: Missing extends never ? true : never = true;
 void complete;
-
-const LOCALES: readonly Locale[] = ['zh-CN', 'en'];
 
 /** A template id per purpose and locale (the same id in both locales when one was given for all). */
 export type TemplateTable = Readonly<Record<PurposeName, Readonly<Record<Locale, string>>>>;
@@ -67,7 +65,7 @@ export function parseTemplateTable(name: string, raw: string | undefined, rule: 
     const entry = entries[purpose];
     if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
       const perLocale = entry as Record<string, unknown>;
-      const extra = Object.keys(perLocale).filter((key) => !(LOCALES as readonly string[]).includes(key));
+      const extra = Object.keys(perLocale).filter((key) => !isLocale(key));
       if (extra.length > 0) problems.push(`${name}: ${purpose} has unknown locale ${extra.join(', ')} (locales: ${LOCALES.join(', ')})`);
       const ids: Partial<Record<Locale, string>> = {};
       for (const locale of LOCALES) {
