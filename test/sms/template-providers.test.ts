@@ -10,7 +10,7 @@ import { GOOD_PASSWORD } from '../helpers/factories.js';
 import { newPhone, type TestServer, useTestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { scrape } from '../metrics/support.js';
-import { timed } from '../operability/support.js';
+import { runService, timed, within } from '../operability/support.js';
 import { accepted, sendCurrentCode, start, TRANSPORTS, verifyAccount, verifyNew, wait, type Transport } from '../phone-change/support.js';
 import { expectProblem, expectRateLimited } from '../rest/support.js';
 import { FakeAliyun, FakeTencent, type Delivery } from './fakes.js';
@@ -381,7 +381,9 @@ describe.each(CASES)('SMS_PROVIDER=$name', (c) => {
     expect(fake.deliveries).toEqual([]);
   });
 
-  it.each(c.failures)('answers 502 to $code ($outcome), gives the allowance back and counts the outcome', async ({ code, outcome, inStatus }) => {
+  it.each(c.failures.map((f) => ({ ...f, where: f.inStatus ? 'the number\'s SendStatus' : 'the answer' })))(
+    'answers 502 to $code in $where ($outcome), gives the allowance back and counts the outcome',
+    async ({ code, outcome, inStatus }) => {
     const before = await metric(t(), c.name, outcome);
     const phone = newPhone();
     fake.failWith = code;
@@ -395,7 +397,8 @@ describe.each(CASES)('SMS_PROVIDER=$name', (c) => {
     fake.failWith = undefined;
     expect(await sendCode(t(), phone, 'login', 'REST')).toBeUndefined();
     await login(t(), phone, fake.codeTo(c.wire(phone)), 'REST');
-  });
+  },
+  );
 
   it('answers 502 when nothing listens (unreachable) and gives the allowance back', async () => {
     const before = await metric(t(), c.name, 'unreachable');
@@ -469,4 +472,29 @@ describe('sms_provider_answers_total', () => {
     const run = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(`${run.stdout}${run.stderr}`.split('\n').filter((line) => line.includes('sms_provider'))).toEqual([]);
   });
+});
+
+describe('start-up with a template provider\'s configuration missing or malformed', () => {
+  const aliyunEnv = {
+    SMS_PROVIDER: 'aliyun',
+    ALIYUN_SMS_ACCESS_KEY_ID: 'LTAI5tFakeAccessKeyId',
+    ALIYUN_SMS_ACCESS_KEY_SECRET: 'a-secret',
+    ALIYUN_SMS_SIGN_NAME: '会议账号',
+  };
+  const { 'phone-change-notice': _notice, ...withoutNotice } = ALIYUN_IDS;
+  it.each<{ what: string; env: Record<string, string>; line: RegExp }>([
+    { what: 'a purpose without template', env: { ...aliyunEnv, ALIYUN_SMS_TEMPLATES: JSON.stringify(withoutNotice) }, line: /^\s+- ALIYUN_SMS_TEMPLATES: no template for phone-change-notice$/m },
+    { what: 'malformed JSON', env: { ...aliyunEnv, ALIYUN_SMS_TEMPLATES: '{login: SMS_1}' }, line: /^\s+- ALIYUN_SMS_TEMPLATES: is not valid JSON/m },
+    { what: 'no templates and no sign name', env: { SMS_PROVIDER: 'tencent', TENCENT_SMS_SECRET_ID: 'AKID', TENCENT_SMS_SECRET_KEY: 'k', TENCENT_SMS_SDK_APP_ID: '1400006666' }, line: /^\s+- TENCENT_SMS_SIGN_NAME: required when SMS_PROVIDER=tencent\n\s+- TENCENT_SMS_TEMPLATES: required/m },
+    { what: 'a locale missing', env: { SMS_PROVIDER: 'tencent', TENCENT_SMS_SECRET_ID: 'AKID', TENCENT_SMS_SECRET_KEY: 'k', TENCENT_SMS_SDK_APP_ID: '1400006666', TENCENT_SMS_SIGN_NAME: 's', TENCENT_SMS_TEMPLATES: JSON.stringify({ ...TENCENT_IDS, login: { en: '1' } }) }, line: /^\s+- TENCENT_SMS_TEMPLATES: login has no template for zh-CN/m },
+  ])('exits 1 naming the variable ($what) and listens on nothing', async ({ env, line }) => {
+    const proc = runService({ NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', ...env });
+    const exit = await within(proc.exited, 15_000);
+    await proc.kill();
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(proc.stderr()).toMatch(/^Invalid configuration:/);
+    expect(proc.stderr()).toMatch(line);
+    expect(proc.stderr()).not.toMatch(/\bat\s+\S+:\d+|node_modules/);
+    expect(proc.stdout()).not.toContain('listening');
+  }, 20_000);
 });
