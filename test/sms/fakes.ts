@@ -45,6 +45,8 @@ abstract class FakeProvider {
   readonly refusals: string[] = [];
   /** The template parameters of every signed request that reached SendSms's checks, as sent. */
   readonly attempted: string[] = [];
+  /** Alters each request before it is checked, as a party on the path would (the signature must then fail). */
+  tamper?: (url: string, body: Buffer) => { url: string; body: Buffer };
   /** Connections dropped in `reset` mode. */
   resets = 0;
   port = 0;
@@ -73,7 +75,9 @@ abstract class FakeProvider {
           this.hanging.add(res);
           return;
         }
-        const { status, body } = this.handle(req, Buffer.concat(chunks));
+        let received: Buffer = Buffer.concat(chunks);
+        if (this.tamper) ({ url: req.url, body: received } = this.tamper(req.url!, received));
+        const { status, body } = this.handle(req, received);
         res.writeHead(status, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify(body));
       });
     });
@@ -106,6 +110,7 @@ abstract class FakeProvider {
     this.resets = 0;
     this.mode = 'ok';
     this.failWith = undefined;
+    this.tamper = undefined;
     for (const res of this.hanging) res.destroy();
     this.hanging.clear();
   }

@@ -358,6 +358,17 @@ describe.each(CASES)('SMS_PROVIDER=$name', (c) => {
     expect(fake.deliveries).toHaveLength(1);
   });
 
+  it('is refused by the fake\'s signature check when a parameter changed on the way (the signature covers them)', async () => {
+    // The code's first digit changed in the query string (Alibaba Cloud) or the JSON body (Tencent Cloud).
+    fake.tamper = (url, body) => {
+      const bump = (text: string) => text.replace(/(%22|")(\d)(\d{5})(%22|")/, (_, a: string, d: string, rest: string, b: string) => `${a}${(Number(d) + 1) % 10}${rest}${b}`);
+      return c.name === 'aliyun' ? { url: bump(url), body } : { url, body: Buffer.from(bump(body.toString('utf8'))) };
+    };
+    expect(await sendCode(t(), newPhone(), 'login', 'REST')).toBe('SMS_DELIVERY_FAILED');
+    expect(fake.refusals).toEqual([c.signatureRefusal]);
+    expect(fake.deliveries).toEqual([]);
+  });
+
   it('is refused by the fake when the template is not one it knows, or declares a variable the service does not send', async () => {
     const restoreTemplates = c.moreVariables();
     try {
