@@ -105,7 +105,7 @@ export class AliyunSmsProvider implements SmsProvider {
       // An error status: ClientError, ServerError or ThrottlingError with the answer's Code and RequestId.
       const answered = error as { code?: unknown; requestId?: unknown; statusCode?: unknown };
       if (typeof answered.statusCode === 'number' && typeof answered.code === 'string' && answered.code !== 'undefined') {
-        throw failure(PROVIDER, this.deps, message, { outcome: aliyunOutcome(answered.code), providerCode: answered.code, requestId: String(answered.requestId ?? '') || undefined });
+        throw failure(PROVIDER, this.deps, message, { outcome: aliyunOutcome(answered.code), providerCode: answered.code, requestId: typeof answered.requestId === 'string' && answered.requestId !== 'undefined' ? answered.requestId : undefined });
       }
       const outcome = transportOutcome(error);
       throw failure(PROVIDER, this.deps, message, { outcome, providerCode: typeof answered.code === 'string' ? answered.code : undefined });
