@@ -62,6 +62,7 @@ const COMMON = {
   SEND_CODE_PER_PHONE_HOURLY: String(PER_PHONE_HOURLY),
   SEND_CODE_PER_IP_HOURLY: '1000',
   METRICS_PORT: '0',
+  SMS_ALLOWED_COUNTRIES: 'CN,HK',
 };
 
 // Most tests here make the provider fail, and each failed send is logged at error level, as it should be.
@@ -339,6 +340,15 @@ describe.each(CASES)('SMS_PROVIDER=$name', (c) => {
     before = fake.deliveries.length;
     expect(await sendCode(t(), newPhone(), 'register', 'REST', { 'accept-language': 'en' })).toBeUndefined();
     expect(fake.deliveries.slice(before)).toMatchObject([{ template: c.ids.register }]);
+  });
+
+  it('sends a number outside the mainland with its country code, in the default locale (en) when the region has none', async () => {
+    // A Hong Kong mobile number, one per provider (the two servers share the database).
+    const phone = c.name === 'aliyun' ? '+85261234567' : '+85251234567';
+    const before = fake.deliveries.length;
+    expect(await sendCode(t(), phone, 'login', 'REST')).toBeUndefined();
+    expect(fake.deliveries.slice(before)).toMatchObject([{ phone: c.name === 'aliyun' ? phone.slice(1) : phone, template: c.loginEn }]);
+    await login(t(), phone, fake.codeTo(c.wire(phone)), 'REST');
   });
 
   it('is refused by the fake\'s signature check when the secrets differ: 502 SMS_DELIVERY_FAILED, counted as misconfigured', async () => {
