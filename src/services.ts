@@ -154,7 +154,7 @@ export async function createServices(
     successorKey: refreshSuccessorKey(secret),
   });
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
-  const sms = overrides.sms ?? createSmsProvider(config.sms);
+  const sms = overrides.sms ?? createSmsProvider(config.sms, { logger, metrics });
   const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
   const counters = redis ?? new PostgresRateLimitStore(db);
   const limiter = new RateLimiter(counters, metrics && ((limit) => metrics.rateLimited(limit)));

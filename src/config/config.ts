@@ -5,6 +5,7 @@ import { configDocs } from './describe.js';
 import { parseIdentity, type IdentityConfig } from './identity-providers.js';
 import { commaList } from './list.js';
 import { parseSmsFraud, type SmsFraudConfig } from './sms-fraud.js';
+import { parseAliyunSms, parseTencentSms, type AliyunSmsConfig, type TencentSmsConfig } from './sms-template-providers.js';
 import { isWebOtpDomain, parseSmsTemplates, type SmsTemplates } from './sms-templates.js';
 import { parseTracing, TRACING_ENV, type TracingConfig } from './tracing.js';
 import { parseWebhooks, type WebhookConfig } from './webhooks.js';
@@ -67,8 +68,8 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sign-in', description: 'Whether sign-in may create accounts.' }),
   PUBLIC_CONFIG_FILE: z.string().optional()
     .register(configDocs, { feature: 'service', description: 'A JSON file with the `about` and `helpCenter` content of `GET /api/v1/auth/config` and `config` (any subset of their fields).' }),
-  SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook']).optional()
-    .register(configDocs, { feature: 'sms', default: '`console`', description: '`console` prints codes on standard output; `file` appends `{ phone, code, purpose, locale, text, sentAt }` lines to `SMS_OUTBOX_FILE`; `twilio`; `webhook`. Must be chosen explicitly in production.' }),
+  SMS_PROVIDER: z.enum(['console', 'file', 'twilio', 'webhook', 'aliyun', 'tencent']).optional()
+    .register(configDocs, { feature: 'sms', default: '`console`', description: '`console` prints codes on standard output; `file` appends `{ phone, code, purpose, locale, text, sentAt }` lines to `SMS_OUTBOX_FILE`; `twilio`; `webhook`; `aliyun` (Alibaba Cloud SMS) and `tencent` (Tencent Cloud SMS) send registered templates (see [SMS providers](sms.md)). Must be chosen explicitly in production.' }),
   SMS_OUTBOX_FILE: z.string().optional()
     .register(configDocs, { feature: 'sms', description: 'The file the `file` provider appends its lines to; required with `SMS_PROVIDER=file`.' }),
   SMS_TEMPLATES: z.string().optional()
@@ -91,6 +92,30 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'sms', type: 'URL', values: '`http://` or `https://`', description: 'The webhook provider: a JSON POST to this URL, signed `X-Signature: sha256=HMAC(secret, timestamp + "." + body)` with `X-Signature-Timestamp`; required with `SMS_PROVIDER=webhook`.' }),
   SMS_WEBHOOK_SECRET: z.string().min(32, 'must be at least 32 characters').optional()
     .register(configDocs, { feature: 'sms', description: 'The webhook provider\'s HMAC secret; required with `SMS_PROVIDER=webhook`.' }),
+  ALIYUN_SMS_ACCESS_KEY_ID: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The Alibaba Cloud AccessKey ID (a RAM user allowed `dysms:SendSms`); required with `SMS_PROVIDER=aliyun`.' }),
+  ALIYUN_SMS_ACCESS_KEY_SECRET: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'Its AccessKey secret; required with `SMS_PROVIDER=aliyun`.' }),
+  ALIYUN_SMS_SIGN_NAME: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The approved sign name (签名) every message carries; required with `SMS_PROVIDER=aliyun`.' }),
+  ALIYUN_SMS_TEMPLATES: z.string().optional()
+    .register(configDocs, { feature: 'sms', type: 'JSON', values: '`{"login": "SMS_…", …}`', description: 'The approved template code of each purpose (`login`, `register`, `reset-password`, `delete-account`, `phone-change`, `phone-change-current`, `phone-change-notice`), or `{"zh-CN": "SMS_…", "en": "SMS_…"}` for one registered in both languages; every purpose is required with `SMS_PROVIDER=aliyun`. The code goes as parameter `code` (see [SMS providers](sms.md)).' }),
+  ALIYUN_SMS_ENDPOINT: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).default('https://dysmsapi.aliyuncs.com')
+    .register(configDocs, { feature: 'sms', type: 'URL', values: '`http://` or `https://`', description: 'The Alibaba Cloud SMS API (`SendSms`, version 2017-05-25).' }),
+  TENCENT_SMS_SECRET_ID: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The Tencent Cloud SecretId (a CAM user allowed `sms:SendSms`); required with `SMS_PROVIDER=tencent`.' }),
+  TENCENT_SMS_SECRET_KEY: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'Its SecretKey; required with `SMS_PROVIDER=tencent`.' }),
+  TENCENT_SMS_SDK_APP_ID: z.string().regex(/^\d+$/, 'must be the SMS application\'s SdkAppId, digits such as 1400006666').optional()
+    .register(configDocs, { feature: 'sms', description: 'The SMS application\'s SdkAppId; required with `SMS_PROVIDER=tencent`.' }),
+  TENCENT_SMS_SIGN_NAME: z.string().optional()
+    .register(configDocs, { feature: 'sms', description: 'The approved sign (签名) every message carries; required with `SMS_PROVIDER=tencent`.' }),
+  TENCENT_SMS_TEMPLATES: z.string().optional()
+    .register(configDocs, { feature: 'sms', type: 'JSON', values: '`{"login": "1110", …}`', description: 'The approved template id of each purpose (as for `ALIYUN_SMS_TEMPLATES`), or `{"zh-CN": "…", "en": "…"}` for one registered in both languages; every purpose is required with `SMS_PROVIDER=tencent`. The code is the first template parameter (see [SMS providers](sms.md)).' }),
+  TENCENT_SMS_REGION: z.string().regex(/^[a-z]+(-[a-z]+)+$/, 'must be a Tencent Cloud region such as ap-guangzhou').default('ap-guangzhou')
+    .register(configDocs, { feature: 'sms', description: 'The region of the API requests (`ap-guangzhou`, `ap-beijing`, `ap-nanjing`, `ap-singapore`, …).' }),
+  TENCENT_SMS_ENDPOINT: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).default('https://sms.tencentcloudapi.com')
+    .register(configDocs, { feature: 'sms', type: 'URL', values: '`http://` or `https://`', description: 'The Tencent Cloud SMS API (`SendSms`, version 2021-01-11).' }),
   CODE_TTL_SECONDS: int(30, 86400).default(300)
     .register(configDocs, { feature: 'sign-in', description: 'A code\'s lifetime.' }),
   CODE_MAX_ATTEMPTS: int(1, 100).default(5)
@@ -265,7 +290,7 @@ export interface Config {
   registrationEnabled: boolean;
   publicConfigFile?: string;
   sms: {
-    provider: 'console' | 'file' | 'twilio' | 'webhook';
+    provider: 'console' | 'file' | 'twilio' | 'webhook' | 'aliyun' | 'tencent';
     outboxFile: string;
     timeoutMs: number;
     /** The text providers' texts: per purpose, per locale, an ICU message. */
@@ -274,6 +299,10 @@ export interface Config {
     autofill: SmsAutofill;
     twilio: { baseUrl: string; accountSid: string; authToken: string; from: string };
     webhook: { url: string; secret: string };
+    /** Set with `provider` `aliyun`. */
+    aliyun?: AliyunSmsConfig;
+    /** Set with `provider` `tencent`. */
+    tencent?: TencentSmsConfig;
   };
   /**
    * `failures`: wrong codes (sign-in, registration, reset, deletion) per (phone, address) in 15 min
@@ -385,6 +414,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     problems.push('SMS_OUTBOX_FILE: required when SMS_PROVIDER=file');
   }
   const smsTemplates = parseSmsTemplates(e.SMS_TEMPLATES, problems);
+  if (e.SMS_PROVIDER === 'aliyun' || e.SMS_PROVIDER === 'tencent') {
+    // The registered templates hold the text: these would silently change nothing.
+    for (const key of ['SMS_TEMPLATES', 'SMS_WEBOTP_DOMAIN', 'SMS_APP_HASH'] as const) {
+      if (e[key] !== undefined) problems.push(`${key}: only used by the text providers (console, file, twilio, webhook); with SMS_PROVIDER=${e.SMS_PROVIDER} the templates registered with the provider hold the text`);
+    }
+  }
   if (e.SMS_WEBOTP_DOMAIN !== undefined && !isWebOtpDomain(e.SMS_WEBOTP_DOMAIN)) {
     problems.push('SMS_WEBOTP_DOMAIN: must be a lower-case host name (meet.example.com), without scheme, port or path');
   }
@@ -400,6 +435,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     if (!e.SMS_WEBHOOK_URL) problems.push('SMS_WEBHOOK_URL: required when SMS_PROVIDER=webhook');
     if (!e.SMS_WEBHOOK_SECRET) problems.push('SMS_WEBHOOK_SECRET: required when SMS_PROVIDER=webhook');
   }
+  const aliyun = e.SMS_PROVIDER === 'aliyun' ? parseAliyunSms(e, problems) : undefined;
+  const tencent = e.SMS_PROVIDER === 'tencent' ? parseTencentSms(e, problems) : undefined;
   if (e.AVATAR_STORAGE === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET: required when AVATAR_STORAGE=s3');
   if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both or neither (neither: the AWS default credential chain)');
@@ -470,6 +507,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
         from: e.TWILIO_FROM ?? '',
       },
       webhook: { url: e.SMS_WEBHOOK_URL ?? '', secret: e.SMS_WEBHOOK_SECRET ?? '' },
+      ...(aliyun ? { aliyun } : {}),
+      ...(tencent ? { tencent } : {}),
     },
     code: {
       length: 6,

@@ -144,3 +144,12 @@ describe('the locale an Accept-Language asks for', () => {
     expect(localeFromAcceptLanguage(header)).toBeUndefined();
   });
 });
+
+describe('with a template provider', () => {
+  it.each(['SMS_TEMPLATES', 'SMS_WEBOTP_DOMAIN', 'SMS_APP_HASH'])('refuses %s, which would change nothing: the registered templates hold the text', (key) => {
+    const value = { SMS_TEMPLATES: templatesFile({}), SMS_WEBOTP_DOMAIN: 'meet.example.com', SMS_APP_HASH: 'FA+9qCX9VSu' }[key]!;
+    for (const provider of ['aliyun', 'tencent']) {
+      expect(() => loadConfig({ SMS_PROVIDER: provider, [key]: value })).toThrow(new RegExp(`${key}: only used by the text providers .+ with SMS_PROVIDER=${provider}`));
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AuthMetrics, SignInMetricMethod, SmsOutcome } from '../../modules/auth/auth-metrics.js';
+import type { SmsProviderMetrics, SmsProviderOutcome } from '../../modules/auth/sms/template-sms.js';
 
 /**
  * Seconds; from a fast cached answer (a few hundred microseconds) to the bcrypt of a sign-in under
@@ -14,12 +15,13 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
  * no phone, id, token, address or raw path becomes a label. Domain services see only the few methods
  * they call (AuthMetrics, SmsMetrics, the limiter's `refused`), never prom-client.
  */
-export class Metrics implements AuthMetrics {
+export class Metrics implements AuthMetrics, SmsProviderMetrics {
   readonly registry = new Registry();
   private readonly requestDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly graphqlOperations: Counter<'operation' | 'type' | 'outcome'>;
   private readonly signIns: Counter<'method' | 'outcome'>;
   private readonly smsSent: Counter<'country' | 'outcome'>;
+  private readonly smsProviderAnswers: Counter<'provider' | 'outcome'>;
   private readonly rateLimits: Counter<'limit'>;
   private readonly webhookDeliveries: Counter<'event' | 'outcome'>;
   private hashQueueDepth: () => number = () => 0;
@@ -51,6 +53,12 @@ export class Metrics implements AuthMetrics {
       name: 'sms_sent_total',
       help: 'SMS codes handed to the provider, by region of the phone and outcome (sent, failed, uncertain, budget_spent, breaker_open)',
       labelNames: ['country', 'outcome'],
+      registers,
+    });
+    this.smsProviderAnswers = new Counter({
+      name: 'sms_provider_answers_total',
+      help: 'Sends to a template SMS provider (aliyun, tencent) by provider and outcome (sent, rejected_number, throttled, out_of_balance, misconfigured, error, unreachable, timeout, connection_lost, unknown)',
+      labelNames: ['provider', 'outcome'],
       registers,
     });
     this.rateLimits = new Counter({
@@ -105,6 +113,11 @@ export class Metrics implements AuthMetrics {
 
   sms(country: string, outcome: SmsOutcome): void {
     this.smsSent.inc({ country, outcome });
+  }
+
+  /** For the template SMS providers: what one send came to. */
+  smsProviderAnswer(provider: string, outcome: SmsProviderOutcome): void {
+    this.smsProviderAnswers.inc({ provider, outcome });
   }
 
   rateLimited(limit: string): void {
