@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from './errors/app-error.js';
+import { AppError, ErrorCode, msg } from './errors/app-error.js';
 
 /**
  * Checks an input's shape at the edge; one schema serves REST and GraphQL. Unknown fields are
@@ -13,7 +13,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
     const path = issue.path.join('.') || '(body)';
     fields[path] ??= issue.message;
   }
-  throw new AppError(ErrorCode.VALIDATION_FAILED, 'The request has missing or invalid fields', { fields });
+  throw new AppError(ErrorCode.VALIDATION_FAILED, msg('validation.fields'), { fields });
 }
 
 /** A required string, with a message that says what was wrong. */
