@@ -58,8 +58,3 @@ function renderValues(values: Readonly<Record<string, MessageValue>>, locale: Lo
 export function renderTitle(code: string, locale: Locale): string {
   return String(formatOf(locale, `title.${code}` as CatalogueKey).format());
 }
-
-/** Whether `key` names a message of the catalogues. */
-export function isCatalogueKey(key: string): key is CatalogueKey {
-  return Object.hasOwn(en, key);
-}
