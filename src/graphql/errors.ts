@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, renderFields } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { toAppError } from '../shared/errors/normalize.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
@@ -55,7 +55,7 @@ function originalOf(error: unknown): unknown {
  * Apollo's formatError does not see the request, errorPlugin renders it in the request's locale.
  */
 const SAYS = Symbol('says');
-type Said = { error: AppError } | { request: Message };
+type Said = { error: AppError } | { request: Message; fields?: Record<string, Message | string> };
 type FormattedError = GraphQLFormattedError & { [SAYS]?: Said };
 
 /** graphql-js's own words about a document or variables that do not fit the schema, quoted in a sentence of the locale. */
@@ -72,8 +72,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
       return { message: formatted.message, extensions: { code: ErrorCode.PERSISTED_QUERY_NOT_FOUND } };
     }
     const fields = variableFields(formatted.message);
-    const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields } : { code: ErrorCode.VALIDATION_FAILED };
-    const answer: FormattedError = { message: formatted.message, locations: formatted.locations, extensions, [SAYS]: { request: requestMessage(formatted.message) } };
+    const extensions = fields ? { code: ErrorCode.VALIDATION_FAILED, fields: renderFields(fields, 'en') } : { code: ErrorCode.VALIDATION_FAILED };
+    const answer: FormattedError = { message: formatted.message, locations: formatted.locations, extensions, [SAYS]: { request: requestMessage(formatted.message), fields } };
     return answer;
   }
   const appError = toAppError(original);
@@ -86,7 +86,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
 function inLocale(error: FormattedError, locale: Locale): GraphQLFormattedError {
   const said = error[SAYS];
   if (!said || locale === 'en') return error;
-  if ('request' in said) return { ...error, message: render(said.request, locale) };
+  if ('request' in said) {
+    const message = render(said.request, locale);
+    return { ...error, message, ...(said.fields && { extensions: { ...error.extensions, fields: renderFields(said.fields, locale) } }) };
+  }
   const shown = publicError(said.error, locale);
   return { ...error, message: shown.message, ...(shown.fields && { extensions: { ...error.extensions, fields: shown.fields } }) };
 }
@@ -105,10 +108,14 @@ export function formatErrorWithoutSuggestions(formatted: GraphQLFormattedError, 
   const answer: FormattedError = {
     ...shown,
     message,
-    ...(fields && { extensions: { ...shown.extensions, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, withoutSuggestion(v)])) } }),
-    ...(said && 'request' in said && { [SAYS]: { request: requestMessage(message) } }),
+    ...(fields && { extensions: { ...shown.extensions, fields: withoutSuggestions(fields) } }),
+    ...(said && 'request' in said && { [SAYS]: { request: requestMessage(message), fields: said.fields && withoutSuggestions(said.fields) } }),
   };
   return answer;
+}
+
+function withoutSuggestions<T extends Message | string>(fields: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? withoutSuggestion(v) : v])) as Record<string, T>;
 }
 
 /** GraphQL names cannot hold "?", so a suggestion ends at the first one. */
@@ -120,14 +127,14 @@ function withoutSuggestion(message: string): string {
  * A variable that is missing or wrongly typed names its field, as REST does for a body field:
  * `Variable "$input" got invalid value … at "input.phone"; …` -> { phone: … } (graphql-js messages).
  */
-function variableFields(message: string): Record<string, string> | undefined {
+function variableFields(message: string): Record<string, Message | string> | undefined {
   const variable = /^Variable "\$(\w+)"/.exec(message)?.[1];
   if (!variable) return undefined;
   const missing = /Field "(\w+)" of required type "[^"]*" was not provided\.$/.exec(message)?.[1];
   const path = [...(/ at "([\w.[\]]+)"; /.exec(message)?.[1] ?? variable).split('.'), ...(missing ? [missing] : [])];
   const key = (path.length > 1 ? path.slice(1) : path).join('.');
   const reason = message.indexOf('; ');
-  const detail = / was not provided\.$/.test(message) ? 'is required' : reason >= 0 ? message.slice(reason + 2) : message;
+  const detail = / was not provided\.$/.test(message) ? msg('field.required') : reason >= 0 ? message.slice(reason + 2) : message;
   return { [key]: detail };
 }
 

@@ -5,6 +5,7 @@ import { GraphQLError, Kind, getArgumentValues, getVariableValues, validate, typ
 import type { z } from 'zod';
 import { AppError, ErrorCode, msg, type Message } from '../shared/errors/app-error.js';
 import { internalKeyCheck } from '../shared/internal-key.js';
+import { fieldMessage } from '../shared/validation.js';
 import { entityKeys } from './federation.js';
 import { refused } from './input-checks.js';
 
@@ -91,7 +92,7 @@ function checkRepresentation(keys: ReadonlyMap<string, z.ZodType>, representatio
   const key = typeof typename === 'string' ? keys.get(typename) : undefined;
   if (!key) throw invalid(msg('federation.notEntity'), { [`${at}.__typename`]: msg('federation.notEntity.field', { types: [...keys.keys()].join(', ') }) });
   const issue = key.safeParse(representation).error?.issues[0];
-  if (issue) throw invalid(msg('federation.badKey', { typename: typename as string }), { [[at, ...issue.path.map(String)].join('.')]: issue.message });
+  if (issue) throw invalid(msg('federation.badKey', { typename: typename as string }), { [[at, ...issue.path.map(String)].join('.')]: fieldMessage(issue.message) });
 }
 
 function invalid(message: Message, fields?: Record<string, Message | string>): GraphQLError {

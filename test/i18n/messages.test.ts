@@ -44,6 +44,9 @@ interface Case {
   fields?: Record<Locale, Record<string, string>>;
 }
 
+/** The case of `code` (the first, for VALIDATION_FAILED). */
+const one = (cases: Case[], code: string): Case => cases.find((c) => c.code === code)!;
+
 const withLanguage = (header: string | undefined): Record<string, string> => (header === undefined ? {} : { 'accept-language': header });
 
 const BIG = JSON.stringify({ phone: 'x'.repeat(200 * 1024) });
@@ -55,6 +58,13 @@ const REST: Case[] = [
     send: (t, headers) => t.http.post('/api/v1/auth/send-code', undefined, { headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"phone":' }),
     said: { en: 'The body is not valid JSON', 'zh-CN': '请求内容不是有效的 JSON' },
     fields: { en: { '(body)': 'must be valid JSON' }, 'zh-CN': { '(body)': '必须是有效的 JSON' } },
+  },
+  {
+    code: 'VALIDATION_FAILED',
+    status: 400,
+    send: (t, headers) => t.http.post('/api/v1/auth/send-code', { purpose: 'login' }, { headers }),
+    said: { en: 'The request has missing or invalid fields', 'zh-CN': '请求中有字段缺失或格式不正确' },
+    fields: { en: { phone: 'is required' }, 'zh-CN': { phone: '必填' } },
   },
   {
     code: 'INVALID_PHONE',
@@ -136,6 +146,16 @@ const GRAPHQL: Case[] = [
   },
   {
     code: 'VALIDATION_FAILED',
+    status: 400,
+    send: (t, headers) => gql(t, headers, 'mutation($input: SendCodeInput!) { sendCode(input: $input) { expiresIn } }', { input: {} }),
+    said: {
+      en: 'Variable "$input" got invalid value {}; Field "phone" of required type "String!" was not provided.',
+      'zh-CN': '请求不符合 GraphQL 接口定义：Variable "$input" got invalid value {}; Field "phone" of required type "String!" was not provided.',
+    },
+    fields: { en: { phone: 'is required' }, 'zh-CN': { phone: '必填' } },
+  },
+  {
+    code: 'VALIDATION_FAILED',
     status: 200,
     async send(t, headers) {
       const { accessToken } = await registerUser(t);
@@ -148,26 +168,26 @@ const GRAPHQL: Case[] = [
     code: 'INVALID_PHONE',
     status: 200,
     send: (t, headers) => gql(t, headers, 'mutation { sendCode(input: { phone: "123" }) { expiresIn } }'),
-    said: REST[1]!.said,
-    fields: REST[1]!.fields,
+    said: one(REST, 'INVALID_PHONE').said,
+    fields: one(REST, 'INVALID_PHONE').fields,
   },
   {
     code: 'INVALID_CODE',
     status: 200,
     send: (t, headers) => gql(t, headers, 'mutation($phone: String!) { login(input: { phone: $phone, code: "000000" }) { accessToken } }', { phone: newPhone() }),
-    said: REST[2]!.said,
+    said: one(REST, 'INVALID_CODE').said,
   },
   {
     code: 'INVALID_CREDENTIALS',
     status: 200,
     send: (t, headers) => gql(t, headers, 'mutation($phone: String!) { loginWithPassword(input: { phone: $phone, password: "violet-harbor-42" }) { accessToken } }', { phone: newPhone() }),
-    said: REST[3]!.said,
+    said: one(REST, 'INVALID_CREDENTIALS').said,
   },
   {
     code: 'UNAUTHENTICATED',
     status: 200,
     send: (t, headers) => gql(t, headers, '{ me { id } }'),
-    said: REST[4]!.said,
+    said: one(REST, 'UNAUTHENTICATED').said,
   },
   {
     code: 'NOT_FOUND',
@@ -188,7 +208,7 @@ const GRAPHQL: Case[] = [
     code: 'PAYLOAD_TOO_LARGE',
     status: 413,
     send: (t, headers) => t.http.post('/graphql', undefined, { headers: { ...headers, 'content-type': 'application/json' }, rawBody: BIG }),
-    said: REST[7]!.said,
+    said: one(REST, 'PAYLOAD_TOO_LARGE').said,
   },
   {
     code: 'RATE_LIMITED',
@@ -199,7 +219,7 @@ const GRAPHQL: Case[] = [
       expect((await send()).body.errors).toBeUndefined();
       return send();
     },
-    said: REST[8]!.said,
+    said: one(REST, 'RATE_LIMITED').said,
   },
   {
     code: 'FORBIDDEN',
@@ -208,7 +228,7 @@ const GRAPHQL: Case[] = [
       const { accessToken } = await registerUser(t);
       return gql(t, headers, '{ adminUsers { pageInfo { hasNextPage } } }', undefined, accessToken);
     },
-    said: REST[9]!.said,
+    said: one(REST, 'FORBIDDEN').said,
   },
 ];
 
@@ -282,13 +302,13 @@ describe('with DEFAULT_LOCALE=zh-CN', () => {
   ];
 
   it('an unspecified request is answered in Chinese, one asking for English in English, on REST', async () => {
-    await expectRest(t, REST[4]!, asks);
-    await expectRest(t, REST[5]!, asks);
+    await expectRest(t, one(REST, 'UNAUTHENTICATED'), asks);
+    await expectRest(t, one(REST, 'NOT_FOUND'), asks);
   });
 
   it('and over GraphQL', async () => {
-    await expectGraphql(t, GRAPHQL[5]!, asks);
-    await expectGraphql(t, GRAPHQL[7]!, asks);
+    await expectGraphql(t, one(GRAPHQL, 'UNAUTHENTICATED'), asks);
+    await expectGraphql(t, one(GRAPHQL, 'METHOD_NOT_ALLOWED'), asks);
   });
 });
 
@@ -300,8 +320,8 @@ describe('INTERNAL', () => {
   it('is its fixed sentence in the request\'s locale, on both transports', async () => {
     await t.sql('alter table users rename to users_gone');
     try {
-      await expectRest(t, { code: 'INTERNAL', status: 500, send: REST[3]!.send, said });
-      await expectGraphql(t, { code: 'INTERNAL', status: 200, send: GRAPHQL[4]!.send, said });
+      await expectRest(t, { code: 'INTERNAL', status: 500, send: one(REST, 'INVALID_CREDENTIALS').send, said });
+      await expectGraphql(t, { code: 'INTERNAL', status: 200, send: one(GRAPHQL, 'INVALID_CREDENTIALS').send, said });
     } finally {
       await t.sql('alter table users_gone rename to users');
     }
