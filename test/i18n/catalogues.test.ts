@@ -59,7 +59,7 @@ describe('the message catalogues', () => {
   it('are translated: every zh-CN message but a bare quotation of other words is written in Chinese', () => {
     const untranslated = ids.filter((id) => {
       const text = zh[id as keyof typeof zh];
-      const onlyArguments = /^(\{\w+\})+$/.test(text);
+      const onlyArguments = /^(\{\w+\}\s*)+$/.test(text);
       // Han characters, or Chinese punctuation (the full-width colon between two quoted parts).
       return !onlyArguments && !/[\p{Script=Han}\u3000-\u303f\uff00-\uffef]/u.test(text);
     });

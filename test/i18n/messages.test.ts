@@ -24,7 +24,7 @@ const TITLES: Record<string, Record<Locale, string>> = {
   VALIDATION_FAILED: { en: 'Validation failed', 'zh-CN': '请求参数有误' },
   INVALID_PHONE: { en: 'Invalid phone number', 'zh-CN': '手机号无效' },
   INVALID_CODE: { en: 'Invalid verification code', 'zh-CN': '验证码无效' },
-  INVALID_CREDENTIALS: { en: 'Invalid credentials', 'zh-CN': '账号或密码错误' },
+  INVALID_CREDENTIALS: { en: 'Invalid credentials', 'zh-CN': '身份验证失败' },
   UNAUTHENTICATED: { en: 'Authentication required', 'zh-CN': '需要登录' },
   NOT_FOUND: { en: 'Not found', 'zh-CN': '资源不存在' },
   METHOD_NOT_ALLOWED: { en: 'Method not allowed', 'zh-CN': '不支持该请求方法' },
