@@ -34,9 +34,9 @@ import { passkeyRoutes } from './modules/passkey/passkey.routes.js';
 import { internalRoutes, statsRoutes } from './modules/stats/stats.routes.js';
 import { SERVICE_VERSION, type Services } from './services.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { AppError, ErrorCode } from './shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from './shared/errors/app-error.js';
 import { clientErrorListener } from './shared/http/client-errors.js';
-import { errorHandler, problemDocument, sendProblem, unrouted, type ErrorDocument } from './shared/http/problem.js';
+import { errorHandler, localeOf, problemDocument, sendProblem, unrouted, type ErrorDocument } from './shared/http/problem.js';
 import { requestContext } from './shared/http/request-context.js';
 import { storableInput } from './shared/http/input-guard.js';
 import { parseQuery } from './shared/http/query-string.js';
@@ -87,6 +87,8 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   // Off by default: X-Forwarded-For is believed only from the proxies configured in TRUST_PROXY.
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', parseQuery);
+  // The language of error answers to requests whose Accept-Language names none of the service's (see localeOf).
+  app.locals.defaultLocale = config.defaultLocale;
   // What every request passes through, as one router layer: its id and access-log line, the security
   // and CORS headers; outside production, the GraphQL explorer's page and files (GET only).
   const explorer = graphqlExplorer(config.graphqlExplorer);
@@ -123,7 +125,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
       ...(armor.plugins as unknown as ApolloServerPlugin<GraphQLContext>[]),
       // _entities' representations (checked, and counted in the cost), and _service in production.
       federationGuardPlugin({ sdlNeedsKey: config.isProduction, internalApiKey: config.internalApiKey, cost: COST_LIMIT }),
-      errorPlugin(logger),
+      errorPlugin(logger, config.defaultLocale),
       inputChecksPlugin(),
       ApolloServerPluginCacheControlDisabled(),
       // A subgraph schema would turn Apollo's inline tracing (ftv1, for Apollo's cloud) on: traces go to OpenTelemetry here.
@@ -192,7 +194,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   });
   app.get('/readyz', async (_req, res) => {
     if (await ready()) res.json({ status: 'ok' });
-    else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'Not ready: the database is unreachable or the service is stopping'));
+    else sendProblem(res, new AppError(ErrorCode.SERVICE_UNAVAILABLE, msg('http.notReady')));
   });
 
   if (config.console) consoleRoutes(app, operatorConsole);
@@ -208,13 +210,13 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     const requestId = res.locals.requestId as string;
     if (res.req.baseUrl.toLowerCase() === '/graphql') {
       answeredFor(res, '/graphql');
-      return graphqlErrorDocument(error, requestId);
+      return graphqlErrorDocument(error, requestId, localeOf(res.req));
     }
     const template = routes.match(res.req.originalUrl.split('?', 1)[0]!);
     if (template) answeredFor(res, template.path);
-    return problemDocument(error, requestId);
+    return problemDocument(error, requestId, localeOf(res.req));
   };
-  const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut });
+  const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut, defaultLocale: config.defaultLocale });
   // Tracing names its spans after Express's layers: with it on, every request goes through them.
   const listener = fastPaths && !config.tracing ? withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }) : app;
   return { express: app, listener, apollo, clientError };

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Express, RequestHandler } from 'express';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
 import { consolePageHeaders } from '../shared/http/security.js';
 
 /** What `npm run build` wrote to dist/console (src/console/app/build.mjs), as read once at start. */
@@ -43,11 +43,11 @@ export function builtConsole(): BuiltConsole | undefined {
  */
 export function consoleRoutes(app: Express, built: BuiltConsole | undefined): void {
   const headers = consolePageHeaders();
-  const notBuilt = () => new AppError(ErrorCode.NOT_FOUND, 'The operator console is not built: run npm run build, or set CONSOLE=off');
+  const notBuilt = () => new AppError(ErrorCode.NOT_FOUND, msg('console.notBuilt'));
   const asset: RequestHandler = (req, res, next) => {
     const file = req.params.file as string;
     if (!built) throw notBuilt();
-    if (!built.assets.has(file)) throw new AppError(ErrorCode.NOT_FOUND, `No console file ${req.path}`);
+    if (!built.assets.has(file)) throw new AppError(ErrorCode.NOT_FOUND, msg('console.noFile', { path: req.path }));
     // No ranges, as for the explorer's files: small files, cached for good.
     res.sendFile(join(built.dir, 'assets', file), { maxAge: '1y', immutable: true, acceptRanges: false }, (error) => {
       if (error && !req.socket.destroyed) next(error);
@@ -57,7 +57,7 @@ export function consoleRoutes(app: Express, built: BuiltConsole | undefined): vo
   const page: RequestHandler = (req, res, next) => {
     if (!built || !etag) throw notBuilt();
     // A file that is not there is not a page of the console (a stale link to an old build's file).
-    if (req.path.toLowerCase().startsWith('/console/assets/')) throw new AppError(ErrorCode.NOT_FOUND, `No console file ${req.path}`);
+    if (req.path.toLowerCase().startsWith('/console/assets/')) throw new AppError(ErrorCode.NOT_FOUND, msg('console.noFile', { path: req.path }));
     headers(req, res, (error?: unknown) => {
       if (error) return next(error);
       res.setHeader('Cache-Control', 'no-cache');

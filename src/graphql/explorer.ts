@@ -6,7 +6,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import type { Request, RequestHandler } from 'express';
 import type { Config } from '../config/config.js';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
 import { localPageHeaders, sandboxPageHeaders } from '../shared/http/security.js';
 import { explorerPage, OWN_FILES, type PageLinks } from './explorer-page.js';
 
@@ -68,7 +68,7 @@ export function graphqlExplorer(mode: Mode): RequestHandler | undefined {
     const file = files.get(req.path);
     if (file === undefined) {
       // A file of another version, or none: not for Apollo to answer as a malformed query.
-      if (req.path.startsWith(EXPLORER_FILES)) throw new AppError(ErrorCode.NOT_FOUND, `No explorer file ${req.path}`);
+      if (req.path.startsWith(EXPLORER_FILES)) throw new AppError(ErrorCode.NOT_FOUND, msg('http.noExplorerFile', { path: req.path }));
       return next();
     }
     local(req, res, () => file(req, res, next));

@@ -3,8 +3,9 @@ import { ApolloServerErrorCode } from '@apollo/server/errors';
 import { costLimitRule, type CostLimitOptions } from '@escape.tech/graphql-armor-cost-limit';
 import { GraphQLError, Kind, getArgumentValues, getVariableValues, validate, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { z } from 'zod';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../shared/errors/app-error.js';
 import { internalKeyCheck } from '../shared/internal-key.js';
+import { fieldMessage } from '../shared/validation.js';
 import { entityKeys } from './federation.js';
 import { refused } from './input-checks.js';
 
@@ -72,12 +73,12 @@ function checkRepresentations(schema: GraphQLSchema, document: DocumentNode, ope
   let total = 0;
   for (const [i, list] of lists.entries()) {
     const name = (plan.entities[i]!.alias ?? plan.entities[i]!.name).value;
-    if (list.length > REPRESENTATIONS.perField) throw invalid(`_entities takes at most ${REPRESENTATIONS.perField} representations, found ${list.length} at ${name}`);
+    if (list.length > REPRESENTATIONS.perField) throw invalid(msg('federation.tooManyPerField', { max: String(REPRESENTATIONS.perField), found: String(list.length), field: name }));
     total += list.length;
   }
-  if (total > REPRESENTATIONS.perOperation) throw invalid(`An operation takes at most ${REPRESENTATIONS.perOperation} representations in all its _entities fields, found ${total}`);
+  if (total > REPRESENTATIONS.perOperation) throw invalid(msg('federation.tooManyPerOperation', { max: String(REPRESENTATIONS.perOperation), found: String(total) }));
   const found = (plan.cost ??= documentCost(schema, document, operation, cost)) + cost.objectCost * total;
-  if (found > cost.maxCost) throw invalid(`Query Cost limit of ${cost.maxCost} exceeded, found ${found} (${total} representations, ${cost.objectCost} each)`);
+  if (found > cost.maxCost) throw invalid(msg('federation.costExceeded', { max: String(cost.maxCost), found: String(found), total: String(total), each: String(cost.objectCost) }));
   const keys = entityKeys(schema);
   for (const list of lists) list.forEach((representation, index) => checkRepresentation(keys, representation, `representations.${index}`));
 }
@@ -85,16 +86,16 @@ function checkRepresentations(schema: GraphQLSchema, document: DocumentNode, ope
 /** An object whose `__typename` names an entity type, with the key fields its schema accepts. */
 function checkRepresentation(keys: ReadonlyMap<string, z.ZodType>, representation: unknown, at: string): void {
   if (representation === null || typeof representation !== 'object' || Array.isArray(representation)) {
-    throw invalid('A representation must be an object with __typename and key fields', { [at]: 'must be an object' });
+    throw invalid(msg('federation.notObject'), { [at]: msg('federation.notObject.field') });
   }
   const typename = (representation as { __typename?: unknown }).__typename;
   const key = typeof typename === 'string' ? keys.get(typename) : undefined;
-  if (!key) throw invalid('A representation must name an entity type of this subgraph', { [`${at}.__typename`]: `must be one of ${[...keys.keys()].join(', ')}` });
+  if (!key) throw invalid(msg('federation.notEntity'), { [`${at}.__typename`]: msg('federation.notEntity.field', { types: [...keys.keys()].join(', ') }) });
   const issue = key.safeParse(representation).error?.issues[0];
-  if (issue) throw invalid(`A representation of ${typename as string} lacks a valid key`, { [[at, ...issue.path.map(String)].join('.')]: issue.message });
+  if (issue) throw invalid(msg('federation.badKey', { typename: typename as string }), { [[at, ...issue.path.map(String)].join('.')]: fieldMessage(issue.message) });
 }
 
-function invalid(message: string, fields?: Record<string, string>): GraphQLError {
+function invalid(message: Message, fields?: Record<string, Message | string>): GraphQLError {
   return refused(new AppError(ErrorCode.VALIDATION_FAILED, message, fields && { fields }));
 }
 

@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GraphQLError, parse } from 'graphql';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
 import { isServerFault } from '../shared/errors/catalogue.js';
 import { graphqlExtensions, publicError } from '../shared/errors/public-error.js';
 import { parserError, uploadErrorKind } from '../shared/http/parser-errors.js';
-import { leftByClient, sendDocument, toHttpAppError, type ErrorDocument } from '../shared/http/problem.js';
+import { languageHeaders, leftByClient, localeOf, sendDocument, toHttpAppError, type ErrorDocument } from '../shared/http/problem.js';
+import type { Locale } from '../shared/i18n/locale.js';
 import type { Logger } from '../shared/logger.js';
 import type { Services } from '../services.js';
 
@@ -23,7 +24,7 @@ export const servedMethodsOnly: RequestHandler = (req, res, next) => {
     res.type('text/plain').send(SERVED_METHODS);
     return;
   }
-  throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at /graphql; it serves ${SERVED_METHODS}`, { allow: SERVED_METHODS });
+  throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, msg('graphql.methodNotServed', { method: req.method, allow: SERVED_METHODS }), { allow: SERVED_METHODS });
 };
 
 /**
@@ -38,7 +39,7 @@ export function guardedUploads({ authenticator }: Services, upload: RequestHandl
     if (!req.get('apollo-require-preflight') && !req.get('x-apollo-operation-name')) {
       throw new AppError(
         ErrorCode.VALIDATION_FAILED,
-        'Multipart requests must carry the Apollo-Require-Preflight header (CSRF prevention)',
+        msg('graphql.preflightRequired'),
       );
     }
     res.locals.principal = await authenticator.authenticate(req.get('authorization'));
@@ -85,15 +86,15 @@ export function graphqlErrorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    sendDocument(res, graphqlErrorDocument(appError, res.locals.requestId as string | undefined));
+    sendDocument(res, graphqlErrorDocument(appError, res.locals.requestId as string | undefined, localeOf(req)));
   };
 }
 
-/** An error of /graphql that Apollo never saw (it did not run, or the request timed out), in GraphQL's response shape with its HTTP status. */
-export function graphqlErrorDocument(error: AppError, requestId: string | undefined): ErrorDocument {
-  const shown = publicError(error);
+/** An error of /graphql that Apollo never saw (it did not run, or the request timed out), in GraphQL's response shape with its HTTP status, in `locale`. */
+export function graphqlErrorDocument(error: AppError, requestId: string | undefined, locale: Locale): ErrorDocument {
+  const shown = publicError(error, locale);
   const extensions = { ...graphqlExtensions(shown), requestId };
-  return { status: shown.status, headers: shown.headers, contentType: 'application/json', body: JSON.stringify({ errors: [{ message: shown.message, extensions }] }) };
+  return { status: shown.status, headers: [...shown.headers, ...languageHeaders(locale)], contentType: 'application/json', body: JSON.stringify({ errors: [{ message: shown.message, extensions }] }) };
 }
 
 /**
@@ -109,7 +110,7 @@ export function limitTokens(maxTokens: number): RequestHandler {
       parse(query, { maxTokens, noLocation: true });
     } catch (error) {
       if (error instanceof GraphQLError && /tokens/.test(error.message)) {
-        throw new AppError(ErrorCode.VALIDATION_FAILED, `The document has more than ${maxTokens} tokens`);
+        throw new AppError(ErrorCode.VALIDATION_FAILED, msg('graphql.tooManyTokens', { max: String(maxTokens) }));
       }
     }
     next();

@@ -18,9 +18,9 @@ import {
 } from 'graphql';
 import { Extensions } from 'type-graphql';
 import type { z } from 'zod';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
 import { findInputProblem, unstorable } from '../shared/text.js';
-import { parseInput } from '../shared/validation.js';
+import { fieldMessage, parseInput } from '../shared/validation.js';
 
 // GraphQL's half of the input checks that hold before anything runs: text PostgreSQL cannot store,
 // in variables and in the document's string literals (REST's half is shared/http/input-guard.ts),
@@ -122,7 +122,7 @@ export function inputChecksPlugin<C extends object>(): ApolloServerPlugin<C> {
         if (!found) continue;
         // As graphql-js names a variable's fields: `$input.nickname` is `nickname`; a nesting, the variable.
         const field = found.tooDeep || found.path.length === 0 ? name : found.path.join('.');
-        throw refused(new AppError(ErrorCode.VALIDATION_FAILED, `The variable $${name} cannot be accepted: ${field} ${found.problem}`, { fields: { [field]: found.problem } }));
+        throw refused(new AppError(ErrorCode.VALIDATION_FAILED, msg('graphql.variableRefused', { name, field, problem: fieldMessage(found.problem) }), { fields: { [field]: fieldMessage(found.problem) } }));
       }
       for (const check of operation ? planOf(schema, document, operation) : []) {
         let args: Record<string, unknown>;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Request, RequestHandler } from 'express';
 import { ConfigError } from '../config/config.js';
-import { AppError, ErrorCode } from '../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../shared/errors/app-error.js';
 
 const HEX = /^[0-9a-f]{64}$/;
 
@@ -59,7 +59,7 @@ function hashOf(id: string): string | undefined {
 }
 
 function notFound(): AppError {
-  return new AppError(ErrorCode.PERSISTED_QUERY_NOT_FOUND, 'Only the documents of this service\'s manifest run: send one by extensions.persistedQuery.sha256Hash or documentId');
+  return new AppError(ErrorCode.PERSISTED_QUERY_NOT_FOUND, msg('graphql.untrustedDocument'));
 }
 
 /**

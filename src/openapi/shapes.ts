@@ -266,14 +266,14 @@ export const JwksJson = z
 export const Problem = z
   .object({
     type: z.string(),
-    title: z.string(),
+    title: z.string().describe("The code's title, in the request's language (Accept-Language: zh-CN or en, else DEFAULT_LOCALE; the Content-Language header names it)"),
     status: z.int(),
     code: z
       .enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]])
       .describe(`The error code (GraphQL: \`extensions.code\`, enum ErrorCode); each code's status and the members it carries besides these:\n${ERROR_CODES.map((code) => `- \`${code}\`: ${explain(code)}`).join('\n')}`),
-    detail: z.string(),
+    detail: z.string().describe('What went wrong, in the language of `title`'),
     requestId: z.uuid(),
-    fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors'),
+    fields: z.record(z.string(), z.string()).optional().describe('Per-field messages, on validation errors, in the language of `title` where the service has them in it'),
     retryAfter: z.int().optional().describe('Seconds, on RATE_LIMITED (also in the Retry-After header)'),
     reason: z
       .enum(['missing', 'invalid', 'expired', 'session_ended'])

@@ -1,6 +1,6 @@
 import { Metadata, getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type MetadataJson } from 'libphonenumber-js/core';
 import maxMetadata from 'libphonenumber-js/max/metadata';
-import { AppError, ErrorCode } from './errors/app-error.js';
+import { AppError, ErrorCode, msg } from './errors/app-error.js';
 
 // Full metadata: it knows which number ranges are mobile, which the default `min` set does not.
 const metadata = maxMetadata as unknown as MetadataJson;
@@ -23,8 +23,8 @@ export function parsePhone(input: string, defaultRegion: string): Phone {
   const parsed = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode, metadata);
   const type = parsed?.getType();
   if (!parsed || !parsed.isValid() || !parsed.country || (type !== 'MOBILE' && type !== 'FIXED_LINE_OR_MOBILE')) {
-    throw new AppError(ErrorCode.INVALID_PHONE, 'Not a valid mobile phone number', {
-      fields: { phone: 'must be a mobile number in E.164 (+8613800138000) or national form' },
+    throw new AppError(ErrorCode.INVALID_PHONE, msg('phone.invalid'), {
+      fields: { phone: msg('phone.invalid.field') },
     });
   }
   return { e164: parsed.number, national: parsed.nationalNumber, country: parsed.country };

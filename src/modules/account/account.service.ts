@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Logger } from '../../shared/logger.js';
@@ -54,11 +54,11 @@ export interface AccountDependencies {
 }
 
 /** The signed-in account was deleted meanwhile: its sessions went with it. */
-const gone = () => unauthenticated('session_ended', 'The account no longer exists');
+const gone = () => unauthenticated('session_ended', msg('account.gone'));
 
 /** What every way into a blocked account answers (once the code or password was right). */
 export function accountBlocked(): AppError {
-  return new AppError(ErrorCode.ACCOUNT_BLOCKED, 'This account is blocked; contact support');
+  return new AppError(ErrorCode.ACCOUNT_BLOCKED, msg('account.blocked'));
 }
 
 /**
@@ -246,12 +246,12 @@ export class AccountService {
     assertPasswordPolicy(input.newPassword, parsePhone(account.phone, this.deps.defaultPhoneRegion), 'newPassword');
     if (account.passwordHash) {
       if (input.currentPassword == null) {
-        throw new AppError(ErrorCode.VALIDATION_FAILED, 'currentPassword is required for an account that has a password', {
-          fields: { currentPassword: 'is required' },
+        throw new AppError(ErrorCode.VALIDATION_FAILED, msg('account.currentPasswordRequired'), {
+          fields: { currentPassword: msg('field.required') },
         });
       }
       const ok = await passwords.verify(account.phone, client.ip, input.currentPassword, account.passwordHash);
-      if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The current password is wrong');
+      if (!ok) throw new AppError(ErrorCode.INVALID_CREDENTIALS, msg('account.currentPasswordWrong'));
     }
     const passwordHash = await hasher.hash(input.newPassword);
     await db.transaction(async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const NICKNAME_MAX_LENGTH = 32;
@@ -12,15 +12,15 @@ const EMOJI_TAG_SEQUENCE = /\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}/gu;
 export function normaliseNickname(raw: string): string {
   const nickname = raw.trim().normalize('NFC');
   const length = [...segmenter.segment(nickname)].length;
-  const invalid = (reason: string) =>
-    new AppError(ErrorCode.VALIDATION_FAILED, `nickname ${reason}`, { fields: { nickname: reason } });
-  if (length === 0) throw invalid('must not be empty');
-  if (length > NICKNAME_MAX_LENGTH) throw invalid(`must be at most ${NICKNAME_MAX_LENGTH} characters`);
+  const invalid = (reason: Message) =>
+    new AppError(ErrorCode.VALIDATION_FAILED, msg('nickname.invalid', { reason }), { fields: { nickname: reason } });
+  if (length === 0) throw invalid(msg('nickname.reason.empty'));
+  if (length > NICKNAME_MAX_LENGTH) throw invalid(msg('nickname.reason.tooLong', { max: String(NICKNAME_MAX_LENGTH) }));
   // Parts of emoji are not control characters: joiners, variation selectors, and tag characters
   // inside a flag tag sequence (🏴 + tags + cancel tag: England, Scotland, Wales) and nowhere else.
   const withoutEmojiParts = nickname.replace(EMOJI_TAG_SEQUENCE, '').replace(/\u200d|\ufe0f/g, '');
   if (/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(withoutEmojiParts)) {
-    throw invalid('must not contain control characters');
+    throw invalid(msg('nickname.reason.control'));
   }
   return nickname;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import { toUuid, uuidField } from '../../shared/ids.js';
 import type { Principal } from './principal.js';
 import type { UserView } from './user.view.js';
@@ -30,7 +30,7 @@ function shownToOthers(user: UserView): UserView {
     refused.add(key);
     Object.defineProperty(ShownToOthers.prototype, key, {
       get: () => {
-        throw new AppError(ErrorCode.FORBIDDEN, `Another account's ${key} is not shown; only id, nickname and avatarUrl are`);
+        throw new AppError(ErrorCode.FORBIDDEN, msg('user.fieldNotShown', { field: key }));
       },
     });
   }

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { toPage, type Page, type Paged } from '../../shared/pagination.js';
 import type { Uuid } from '../../shared/ids.js';
@@ -92,7 +92,7 @@ export class AdminService {
   /** FORBIDDEN unless the caller's role includes `needed`. */
   authorize(principal: Principal, needed: Role.SUPPORT | Role.ADMIN): void {
     if (RANK[principal.user.role] < RANK[needed]) {
-      throw new AppError(ErrorCode.FORBIDDEN, `This needs the ${needed} role`);
+      throw new AppError(ErrorCode.FORBIDDEN, msg('admin.roleNeeded', { role: needed }));
     }
   }
 
@@ -161,7 +161,7 @@ export class AdminService {
       // SUPPORT acts on users only: ending an operator's sessions (an admin's, again and again) is
       // for an ADMIN to do.
       if (RANK[user.role] > RANK[Role.USER] && RANK[principal.user.role] < RANK[Role.ADMIN]) {
-        throw new AppError(ErrorCode.FORBIDDEN, "Ending an operator's sessions needs the ADMIN role");
+        throw new AppError(ErrorCode.FORBIDDEN, msg('admin.endOperatorSessions'));
       }
       const ended = await sessions.countLive(id);
       await sessions.revokeAllOf(id);
@@ -176,7 +176,7 @@ export class AdminService {
    */
   async block(principal: Principal, id: Uuid, reason: string, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot block their own account');
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, msg('admin.blockSelf'));
     return this.setBlock(principal, id, { reason }, client);
   }
 
@@ -188,7 +188,7 @@ export class AdminService {
   /** Gives another account a role (ADMIN); never the caller's own, so that the last admin cannot demote themself. */
   async setRole(principal: Principal, id: Uuid, role: Role, client: ClientInfo): Promise<AdminUserView> {
     this.authorize(principal, Role.ADMIN);
-    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators cannot change their own role');
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, msg('admin.roleSelf'));
     const changed = await this.deps.db.transaction(async () => {
       const set = await this.deps.accounts.setRole(id, role, onBehalf(client));
       if (set) await this.audit(principal, AuditAction.ROLE_CHANGED, id, { from: set.previous, to: role }, client);
@@ -227,7 +227,7 @@ export class AdminService {
    */
   async changePhone(principal: Principal, id: Uuid, phone: string, reason: string, client: ClientInfo): Promise<PhoneChangeView> {
     this.authorize(principal, Role.ADMIN);
-    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators change their own phone number as every user does (POST /users/me/phone-change)');
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, msg('admin.phoneSelf'));
     return this.deps.phoneChanges.requestByOperator(principal, id, phone, reason, client, (change, currentPhone) =>
       this.audit(principal, AuditAction.PHONE_CHANGE_REQUESTED, id, { phoneChangeId: change.id, from: currentPhone, to: change.phone, reason, appliesAt: change.appliesAt?.toISOString() }, client),
     );
@@ -236,7 +236,7 @@ export class AdminService {
   /** Deletes another account (ADMIN), as its owner's deletion does: its data, sessions and avatar go; its events stay. */
   async delete(principal: Principal, id: Uuid, client: ClientInfo): Promise<void> {
     this.authorize(principal, Role.ADMIN);
-    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, 'Operators delete their own account as every user does (DELETE /users/me)');
+    if (id === principal.userId) throw new AppError(ErrorCode.FORBIDDEN, msg('admin.deleteSelf'));
     const deleted = await this.deps.accounts.deleteByOperator(id, onBehalf(client), (user) =>
       this.audit(principal, AuditAction.USER_DELETED, id, { phone: user.phone, nickname: user.nickname }, client),
     );
@@ -366,5 +366,5 @@ function onBehalf(client: ClientInfo): ClientInfo {
 }
 
 function notFound(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, 'No such user');
+  return new AppError(ErrorCode.NOT_FOUND, msg('user.notFound'));
 }

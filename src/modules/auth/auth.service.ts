@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, assertThat, msg } from '../../shared/errors/app-error.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import { assertPasswordPolicy } from '../../shared/password/password-policy.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
@@ -88,17 +88,17 @@ export class AuthService {
     smsGuard.assertServed(phone);
     await limiter.consume(
       [{ name: 'send-code-per-ip-hourly', key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
-      'Too many codes requested from this address',
+      msg('code.tooManyFromAddress'),
     );
     await smsGuard.admitCountry(client.ip, phone.country);
     const user = await accounts.findByPhone(phone.e164);
     // Nothing is sent for a blocked account, whatever the purpose: no way back in, no SMS to pay for.
     if (user?.blocked) throw accountBlocked();
     if (purpose === CodePurpose.REGISTER) {
-      assertThat(!user, ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
+      assertThat(!user, ErrorCode.PHONE_ALREADY_REGISTERED, msg('auth.phoneRegistered'));
     }
     if (purpose === CodePurpose.REGISTER || (purpose === CodePurpose.LOGIN && !user)) {
-      assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+      assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, msg('auth.registrationDisabled'));
     }
     // Asked of unknown phones too (reset, delete), so that the answers cannot tell accounts apart.
     await smsGuard.assertOpen(phone.country);
@@ -108,7 +108,7 @@ export class AuthService {
       { name: 'send-code-per-phone-hourly', key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
       { name: 'send-code-per-phone-daily', key: `send-code:phone:${phone.e164}:day`, limit: limits.perPhoneDaily, windowSeconds: DAY },
     ].filter((rule) => rule.windowSeconds > 0);
-    await limiter.consume(perPhone, 'Too many codes requested for this phone number');
+    await limiter.consume(perPhone, msg('code.tooManyForPhone'));
 
     const mustExist = purpose === CodePurpose.RESET_PASSWORD || purpose === CodePurpose.DELETE_ACCOUNT;
     if (!mustExist || user) {
@@ -121,7 +121,7 @@ export class AuthService {
         // have gone out (a timeout) counts, or a slow provider would let anyone send without limit.
         if (!(error instanceof SmsDeliveryError) || error.definite) await limiter.undo(perPhone);
         if (error instanceof SmsDeliveryError) {
-          throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+          throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, msg('sms.deliveryFailed'), { cause: error });
         }
         throw error;
       }
@@ -146,7 +146,7 @@ export class AuthService {
     const existing = await accounts.findByPhone(phone.e164);
     await this.signIns.consumeCode(phone, CodePurpose.LOGIN, input.code, existing, client);
     if (existing) return this.signIns.complete(existing.id, SignInMethod.CODE, client, { isNewUser: false, gate: true });
-    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, msg('auth.registrationDisabled'));
     const created = await accounts.createIfAbsent({ phone: phone.e164, nickname: defaultNickname(phone.e164), passwordHash: null });
     if (created) return this.signIns.complete(created.id, SignInMethod.CODE, client, { isNewUser: true });
     // Created by a concurrent request between our lookup and insert: sign in to that account.
@@ -204,8 +204,8 @@ export class AuthService {
     const phone = this.phone(input.phone);
     const nickname = input.nickname == null ? defaultNickname(phone.e164) : normaliseNickname(input.nickname);
     assertPasswordPolicy(input.password, phone);
-    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
-    const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, 'This phone number already has an account');
+    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, msg('auth.registrationDisabled'));
+    const taken = () => new AppError(ErrorCode.PHONE_ALREADY_REGISTERED, msg('auth.phoneRegistered'));
     // No account is named: a registration's failure is no attempt on the account of the phone.
     await this.signIns.consumeCode(phone, CodePurpose.REGISTER, input.code, undefined, client);
     if (await accounts.findByPhone(phone.e164)) throw taken();
@@ -273,8 +273,8 @@ export class AuthService {
     // A block ended the token's session: its holder learns why rather than to sign in again.
     if (rotation.userId && (await accounts.isBlocked(rotation.userId))) throw accountBlocked();
     // Its session has ended (just now, by the reuse, or before): only a new sign-in helps.
-    if (rotation.outcome !== 'invalid') throw unauthenticated('session_ended', 'The session of this refresh token has ended; sign in again');
-    throw unauthenticated('invalid', 'The refresh token is invalid, expired or already used');
+    if (rotation.outcome !== 'invalid') throw unauthenticated('session_ended', msg('token.refreshSessionEnded'));
+    throw unauthenticated('invalid', msg('token.refreshInvalid'));
   }
 
   async logout(principal: Principal, allSessions: boolean, client: ClientInfo): Promise<void> {
@@ -298,9 +298,9 @@ export class AuthService {
   async logoutWithRefreshToken(refreshToken: string, caller: Principal | undefined, allSessions: boolean, client: ClientInfo): Promise<void> {
     const holder = await this.deps.sessions.holderOf(refreshToken);
     if (!holder || (caller && caller.userId !== holder.factors.userId)) {
-      throw unauthenticated('invalid', 'The refresh token is invalid, expired or already used');
+      throw unauthenticated('invalid', msg('token.refreshInvalid'));
     }
-    if (!holder.user) throw unauthenticated('session_ended', 'The session of this refresh token has ended');
+    if (!holder.user) throw unauthenticated('session_ended', msg('token.refreshSessionEndedShort'));
     const { sessionId, userId, amr, authTime } = holder.factors;
     await this.logout({ sessionId: sessionId as Uuid, userId: userId as Uuid, amr, authTime, user: holder.user }, allSessions, client);
   }
@@ -313,7 +313,7 @@ export class AuthService {
     const { db, accounts, sessions, events } = this.deps;
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
-      if (!sessionId || !(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such session');
+      if (!sessionId || !(await sessions.revokeOwn(principal.userId, sessionId))) throw new AppError(ErrorCode.NOT_FOUND, msg('session.notFound'));
       await events.recordOwn(SecurityEventType.SESSION_REVOKED, principal, client, sessionId);
     });
   }

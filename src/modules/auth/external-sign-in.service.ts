@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode, assertThat } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, assertThat, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { parsePhone } from '../../shared/phone.js';
 import type { AccountService } from '../account/account.service.js';
@@ -80,7 +80,7 @@ export class ExternalSignInService {
     const userId = await identities.accountOf(identity);
     if (userId) return signIns.complete(userId, SignInMethod.OIDC, client, { isNewUser: false, gate: true, external: { provider: identity.provider } });
     const linkToken = await identities.newLinkToken(identity);
-    throw new AppError(ErrorCode.PHONE_VERIFICATION_REQUIRED, 'No account has this identity yet: prove a phone number with an SMS code to link it', {
+    throw new AppError(ErrorCode.PHONE_VERIFICATION_REQUIRED, msg('auth.phoneVerificationRequired'), {
       details: { linkToken, identity: { provider: identity.provider, email: identity.email, name: identity.name } },
     });
   }
@@ -95,7 +95,7 @@ export class ExternalSignInService {
     const external = { provider: identity.provider, link: identity };
     const options = { isNewUser: false, gate: true, amr: LINK_AMR, external };
     if (existing) return signIns.complete(existing.id, SignInMethod.OIDC, client, options);
-    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, 'Registration is switched off');
+    assertThat(this.settings.registrationEnabled, ErrorCode.REGISTRATION_DISABLED, msg('auth.registrationDisabled'));
     // The account and the sign-in that links its identity in one transaction: an identity linked
     // elsewhere meanwhile (IDENTITY_ALREADY_LINKED) leaves no account behind either.
     const created = await this.deps.db.transaction(async () => {

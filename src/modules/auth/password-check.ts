@@ -1,3 +1,4 @@
+import { msg } from '../../shared/errors/app-error.js';
 import type { PasswordHasher } from '../../shared/password/password-hasher.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 
@@ -28,7 +29,7 @@ export class PasswordCheck {
       { name: 'login-failures-per-phone-ip', key: `login-fail:phone-ip:${phone}:${client}`, limit: this.limits.perPhoneIp, windowSeconds: 15 * 60 },
       { name: 'login-failures-per-ip-daily', key: `login-fail:ip:${client}`, limit: this.limits.perIpDaily, windowSeconds: 86400 },
     ];
-    const messages = { locked: 'Too many failed password attempts; try again later', busy: 'Too many password attempts in progress; try again in a moment' };
+    const messages = { locked: msg('password.locked'), busy: msg('password.busy') };
     return (await this.limiter.attempt(rules, messages, () => (hash ? this.hasher.compare(password, hash) : this.hasher.compareDummy(password)))) === true;
   }
 }

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { AccountService } from '../account/account.service.js';
 import { SignInMethod } from '../security-event/security-event-type.js';
@@ -64,5 +64,5 @@ export class SecondProofService {
 
 /** An unknown, used, expired or dead proofToken (or another spelling of one): as an unknown mfaToken. */
 function deadToken(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The proof token is wrong, expired or already used; sign in again');
+  return new AppError(ErrorCode.INVALID_CODE, msg('auth.proofTokenInvalid'));
 }

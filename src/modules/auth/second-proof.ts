@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { AccountService } from '../account/account.service.js';
 import type { SignInMethod } from '../security-event/security-event-type.js';
@@ -77,7 +77,7 @@ export class DormantAccounts {
     const proofToken = await this.deps.tokens.issue(userId, method, amr, external);
     // Deleted meanwhile: the sign-in goes on and fails as it would for a missing account.
     if (!proofToken) return;
-    throw new AppError(ErrorCode.SECOND_PROOF_REQUIRED, 'This account has not been used for a long time: prove it is yours with another of its factors', {
+    throw new AppError(ErrorCode.SECOND_PROOF_REQUIRED, msg('auth.secondProofRequired'), {
       details: { proofToken, methods },
     });
   }

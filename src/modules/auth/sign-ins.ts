@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import { toAppError } from '../../shared/errors/normalize.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Phone } from '../../shared/phone.js';
@@ -96,7 +96,7 @@ export class SignIns {
       const challenge = await secondFactors.challenge(userId, method, amr, client, external);
       if (challenge) {
         if (await accounts.isBlocked(userId)) throw accountBlocked();
-        throw new AppError(ErrorCode.MFA_REQUIRED, 'A second factor is needed to finish signing in', { details: { ...challenge } });
+        throw new AppError(ErrorCode.MFA_REQUIRED, msg('auth.mfaRequired'), { details: { ...challenge } });
       }
     }
     const [issued, user] = await db.transaction(async () => {
@@ -136,7 +136,7 @@ export class SignIns {
     const { sessions, accounts } = this.deps;
     const issued = await sessions.stepUp(sessionId, userId, added);
     // Ended (or its account blocked) since the token was looked at: a dead token, and nothing spent.
-    if (!issued) throw new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
+    if (!issued) throw new AppError(ErrorCode.INVALID_CODE, msg('code.invalidShort'));
     return this.payload(issued, await accounts.getSignInable(userId), false);
   }
 
@@ -172,9 +172,9 @@ export class SignIns {
 
 /** The right code of an account deleted meanwhile (or a reset for a phone without one): as if it were used. */
 export function codeGone(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+  return new AppError(ErrorCode.INVALID_CODE, msg('code.invalid'));
 }
 
 export function invalidCredentials(): AppError {
-  return new AppError(ErrorCode.INVALID_CREDENTIALS, 'Phone number or password is wrong');
+  return new AppError(ErrorCode.INVALID_CREDENTIALS, msg('auth.invalidCredentials'));
 }

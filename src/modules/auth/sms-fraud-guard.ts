@@ -1,5 +1,5 @@
 import type { SmsFraudConfig } from '../../config/sms-fraud.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import { countryOf, type Phone } from '../../shared/phone.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
@@ -30,10 +30,10 @@ export class SmsFraudGuard {
   assertServed(phone: Phone): void {
     const { allowedCountries, blockedPrefixes } = this.settings;
     if (allowedCountries !== '*' && !allowedCountries.includes(phone.country)) {
-      throw notServed(`SMS codes are not sent to numbers of this region (${phone.country})`);
+      throw notServed(msg('sms.regionNotServed', { country: phone.country }));
     }
     if (blockedPrefixes.some((prefix) => phone.e164.startsWith(prefix))) {
-      throw notServed('SMS codes are not sent to numbers of this range');
+      throw notServed(msg('sms.rangeNotServed'));
     }
   }
 
@@ -45,7 +45,7 @@ export class SmsFraudGuard {
     await this.limiter.admitMember(
       { name: 'send-code-countries-per-ip-daily', key: `send-code:countries:ip:${ip ?? 'unknown'}`, limit: this.settings.countriesPerIpDaily, windowSeconds: DAY_SECONDS },
       country,
-      `Codes were asked for ${this.settings.countriesPerIpDaily} regions from this address today; no more regions today`,
+      msg('sms.tooManyRegions', { count: String(this.settings.countriesPerIpDaily) }),
     );
   }
 
@@ -80,7 +80,7 @@ export class SmsFraudGuard {
         // Warn, not error: clients' traffic tripped a rule (a refusal by policy, not a fault of the service).
         this.logger.warn({ country, sent, verified, minConversion: this.settings.minConversion }, 'SMS codes to a region paused: too few of the codes sent there in the last hour were used (SMS pumping?)');
       }
-      throw paused(`SMS codes to this region (${country}) are paused: too few of the codes sent there recently were used`, retryAfter);
+      throw paused(msg('sms.paused', { country }), retryAfter);
     }
   }
 
@@ -153,13 +153,13 @@ function secondsToMidnight(now: number): number {
 }
 
 function budgetSpent(country: string, now: number): AppError {
-  return paused(`Today's SMS budget for this region (${country}) is spent; codes can be sent again after midnight UTC`, secondsToMidnight(now));
+  return paused(msg('sms.budgetSpent', { country }), secondsToMidnight(now));
 }
 
-function notServed(message: string): AppError {
-  return new AppError(ErrorCode.INVALID_PHONE, message, { fields: { phone: 'region not served' } });
+function notServed(message: Message): AppError {
+  return new AppError(ErrorCode.INVALID_PHONE, message, { fields: { phone: msg('sms.regionNotServed.field') } });
 }
 
-function paused(message: string, retryAfter: number): AppError {
+function paused(message: Message, retryAfter: number): AppError {
   return new AppError(ErrorCode.SERVICE_UNAVAILABLE, message, { retryAfter: Math.max(1, retryAfter), byPolicy: true });
 }

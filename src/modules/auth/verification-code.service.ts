@@ -1,5 +1,5 @@
 import { randomInt, type KeyObject } from 'node:crypto';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
 import type { CodePurpose } from './code-purpose.js';
@@ -48,7 +48,7 @@ export class VerificationCodeService {
    */
   async consume(phone: string, purpose: CodePurpose, code: string, ip: string | undefined): Promise<void> {
     const rules = this.failureRules(phone, ip);
-    const messages = { locked: 'Too many wrong codes; try again later', busy: 'Too many code attempts in progress; try again in a moment' };
+    const messages = { locked: msg('code.locked'), busy: msg('code.busy') };
     const used = await this.limiter.attempt(rules, messages, () => this.use(phone, purpose, code));
     if (!used) throw invalidCode();
     await this.conversion.verified(phone);
@@ -60,7 +60,7 @@ export class VerificationCodeService {
    * right and is used up), then the conversion of the phone's region. INVALID_CODE when `use` says no.
    */
   async consumeWith(phone: string, ip: string | undefined, use: () => Promise<boolean>): Promise<void> {
-    const messages = { locked: 'Too many wrong codes; try again later', busy: 'Too many code attempts in progress; try again in a moment' };
+    const messages = { locked: msg('code.locked'), busy: msg('code.busy') };
     const used = await this.limiter.attempt(this.failureRules(phone, ip), messages, use);
     if (!used) throw invalidCode();
     await this.conversion.verified(phone);
@@ -96,5 +96,5 @@ export class VerificationCodeService {
 }
 
 function invalidCode(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+  return new AppError(ErrorCode.INVALID_CODE, msg('code.invalid'));
 }

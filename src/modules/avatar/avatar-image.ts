@@ -1,6 +1,6 @@
 import { fileTypeFromFile } from 'file-type';
 import sharp from 'sharp';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 
 export const ACCEPTED_AVATAR_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const;
 const MAX_INPUT_SIDE = 4096;
@@ -16,7 +16,7 @@ sharp.cache(false); // every avatar is decoded once; the cache would only hold m
 export async function encodeAvatar(path: string): Promise<Buffer> {
   const type = await fileTypeFromFile(path);
   if (!type || !(ACCEPTED_AVATAR_TYPES as readonly string[]).includes(type.mime)) {
-    throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'The avatar must be a JPEG, PNG, WebP or GIF image');
+    throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, msg('avatar.unsupportedType'));
   }
   const options = { limitInputPixels: MAX_INPUT_SIDE * MAX_INPUT_SIDE, failOn: 'error', animated: false } as const;
   let width: number | undefined;
@@ -24,11 +24,11 @@ export async function encodeAvatar(path: string): Promise<Buffer> {
   try {
     ({ width, height } = await sharp(path, options).metadata());
   } catch (error) {
-    throw invalidImage('The image header cannot be read', error);
+    throw invalidImage(msg('avatar.headerUnreadable'), error);
   }
-  if (!width || !height) throw invalidImage('The image has no dimensions');
+  if (!width || !height) throw invalidImage(msg('avatar.noDimensions'));
   if (width > MAX_INPUT_SIDE || height > MAX_INPUT_SIDE) {
-    throw invalidImage(`The image is ${width}x${height}; at most ${MAX_INPUT_SIDE}x${MAX_INPUT_SIDE} pixels are accepted`);
+    throw invalidImage(msg('avatar.tooBig', { width: String(width), height: String(height), max: String(MAX_INPUT_SIDE) }));
   }
   try {
     const side = Math.min(AVATAR_SIDE, width, height);
@@ -38,10 +38,10 @@ export async function encodeAvatar(path: string): Promise<Buffer> {
       .webp({ quality: 82 })
       .toBuffer();
   } catch (error) {
-    throw invalidImage('The image cannot be decoded', error);
+    throw invalidImage(msg('avatar.undecodable'), error);
   }
 }
 
-function invalidImage(message: string, cause?: unknown): AppError {
+function invalidImage(message: Message, cause?: unknown): AppError {
   return new AppError(ErrorCode.INVALID_IMAGE, message, { cause });
 }

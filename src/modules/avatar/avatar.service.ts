@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Database } from '../../db/database.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
@@ -78,7 +78,7 @@ export class AvatarService {
   /** The stored avatar, or NOT_FOUND for unknown and malformed keys alike. */
   async open(key: string): Promise<StoredAvatar> {
     const avatar = isAvatarKey(key) ? await this.storage.get(key) : undefined;
-    if (!avatar) throw new AppError(ErrorCode.NOT_FOUND, 'No such avatar');
+    if (!avatar) throw new AppError(ErrorCode.NOT_FOUND, msg('avatar.notFound'));
     return avatar;
   }
 }

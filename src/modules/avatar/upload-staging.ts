@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 
 export interface StagedUpload {
   path: string;
@@ -75,15 +75,15 @@ export class UploadStaging {
   private fromSource(error: unknown): AppError {
     if (isTooLarge(error)) return tooLarge(this.maxBytes);
     if (error instanceof AppError) return error;
-    return new AppError(ErrorCode.VALIDATION_FAILED, 'The upload was cut off or is malformed', {
-      fields: { file: 'the upload was cut off or is malformed' },
+    return new AppError(ErrorCode.VALIDATION_FAILED, msg('upload.malformed'), {
+      fields: { file: msg('upload.malformed.field') },
       cause: error,
     });
   }
 }
 
 function tooLarge(limit: number): AppError {
-  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `The avatar is larger than ${limit} bytes`);
+  return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, msg('avatar.tooLarge', { max: String(limit) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isForeignKeyViolation, type Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
@@ -87,17 +87,17 @@ export class IdentityService implements ExternalIdentities {
    */
   async authorizationUrl(providerId: string, returnTo: string, client: ClientInfo, linking?: Principal, clientChallenge?: string): Promise<string> {
     const provider = this.provider(providerId);
-    const fields: Record<string, string> = {};
-    if (!this.settings.returnUrls.includes(returnTo)) fields.returnTo = 'must be one of OIDC_RETURN_URLS, exactly';
-    if (!linking && !clientChallenge && this.settings.requireBinding) fields.codeChallenge = 'is required: the S256 of a verifier the frontend keeps until the exchange';
+    const fields: Record<string, Message> = {};
+    if (!this.settings.returnUrls.includes(returnTo)) fields.returnTo = msg('identity.returnTo.field');
+    if (!linking && !clientChallenge && this.settings.requireBinding) fields.codeChallenge = msg('identity.codeChallenge.field');
     if (Object.keys(fields).length > 0) {
-      const message = fields.returnTo ? 'returnTo is not one of the URLs this service returns to' : 'A sign-in is bound to its frontend: codeChallenge is required';
+      const message = msg(fields.returnTo ? 'identity.returnToRefused' : 'identity.bindingRequired');
       throw new AppError(ErrorCode.VALIDATION_FAILED, message, { fields });
     }
     if (linking) await this.deps.stepUp.requireRecentSecondFactor(linking);
     await this.deps.limiter.consume(
       [{ name: 'oidc-starts-per-ip', key: `oidc-start:ip:${client.ip ?? 'unknown'}`, limit: STARTS_PER_IP, windowSeconds: FLOW_TTL_SECONDS }],
-      'Too many sign-ins started with an identity provider from this address',
+      msg('identity.tooManyStarts'),
     );
     const start = await provider.start();
     try {
@@ -112,7 +112,7 @@ export class IdentityService implements ExternalIdentities {
         ttlSeconds: FLOW_TTL_SECONDS,
       });
     } catch (error) {
-      if (linking && isForeignKeyViolation(error)) throw unauthenticated('session_ended', 'The account no longer exists');
+      if (linking && isForeignKeyViolation(error)) throw unauthenticated('session_ended', msg('account.gone'));
       throw error;
     }
     return start.url;
@@ -130,7 +130,7 @@ export class IdentityService implements ExternalIdentities {
     const state = answer.get('state');
     const flow = state && state.length <= 512 ? await this.deps.identities.takeFlow(sha256Hex(state), provider.id) : undefined;
     if (!state || !flow) {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, 'The sign-in is unknown, used or expired: start it again', { fields: { state: 'is not the state of a sign-in in progress' } });
+      throw new AppError(ErrorCode.VALIDATION_FAILED, msg('identity.flowUnknown'), { fields: { state: msg('identity.flowUnknown.field') } });
     }
     let identity: ProvenIdentity;
     try {
@@ -164,7 +164,7 @@ export class IdentityService implements ExternalIdentities {
     const unbound = challenge === null && this.settings.requireBinding;
     const hash = oneTimeTokenHash(result);
     const identity = unbound || !hash ? undefined : await this.deps.identities.takeTicket(hash, 'result', null, challenge);
-    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or not this frontend\'s: sign in with the provider again');
+    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.resultUnknown'));
     return identity;
   }
 
@@ -177,15 +177,15 @@ export class IdentityService implements ExternalIdentities {
     const provider = this.provider(providerId);
     let refused: AppError | undefined;
     let identity: ProvenIdentity | undefined;
-    await this.deps.limiter.attempt(this.failureRules(client), { locked: 'Too many refused ID tokens from this address; try again later', busy: 'Too many ID tokens being checked from this address; try again in a moment' }, async () => {
+    await this.deps.limiter.attempt(this.failureRules(client), { locked: msg('identity.idTokensLocked'), busy: msg('identity.idTokensBusy') }, async () => {
       try {
         // Another spelling of a token (padding, whitespace, unused bits) is refused before it is verified, even the first time.
         const replayKey = idTokenReplayKey(idToken);
-        if (!replayKey) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The ID token is not a JWT in compact form');
+        if (!replayKey) throw new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.idTokenNotJwt'));
         const verified = await provider.verify(idToken, nonce);
         // Taken once, until it expires (and a minute's leeway after): a replay fails on every instance.
         if (!(await this.deps.identities.useIdToken(replayKey, new Date(verified.expiresAt.getTime() + 60_000)))) {
-          refused = new AppError(ErrorCode.INVALID_CREDENTIALS, 'This ID token was used already');
+          refused = new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.idTokenUsed'));
           return false;
         }
         identity = verified.identity;
@@ -198,7 +198,7 @@ export class IdentityService implements ExternalIdentities {
         throw error;
       }
     });
-    if (!identity) throw refused ?? new AppError(ErrorCode.INVALID_CREDENTIALS, 'The ID token is not valid');
+    if (!identity) throw refused ?? new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.idTokenInvalid'));
     return identity;
   }
 
@@ -235,8 +235,8 @@ export class IdentityService implements ExternalIdentities {
    */
   async link(userId: string, identity: ProvenIdentity, client: ClientInfo, { signedIn = false, sessionId }: { signedIn?: boolean; sessionId?: string } = {}): Promise<IdentityView> {
     const linked = await this.deps.identities.link(userId, identity, signedIn);
-    if (linked === 'identity-taken') throw new AppError(ErrorCode.IDENTITY_ALREADY_LINKED, 'This identity is linked to another account');
-    if (linked === 'provider-taken') throw new AppError(ErrorCode.IDENTITY_ALREADY_LINKED, `The account has an identity of ${identity.provider} already; unlink it first`);
+    if (linked === 'identity-taken') throw new AppError(ErrorCode.IDENTITY_ALREADY_LINKED, msg('identity.linkedElsewhere'));
+    if (linked === 'provider-taken') throw new AppError(ErrorCode.IDENTITY_ALREADY_LINKED, msg('identity.providerLinkedAlready', { provider: identity.provider }));
     const user = await this.deps.accounts.findById(userId);
     await this.deps.events.record({ type: SecurityEventType.IDENTITY_LINKED, provider: identity.provider, userId, phone: user?.phone, sessionId, client });
     if (user) await this.deps.webhooks.enqueue({ type: 'user.updated', data: { user } });
@@ -268,7 +268,7 @@ export class IdentityService implements ExternalIdentities {
     await this.deps.stepUp.requireRecentSecondFactor(principal);
     const hash = oneTimeTokenHash(result);
     const identity = hash && (await this.deps.identities.takeTicket(hash, 'result', principal.userId));
-    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, 'The result is unknown, used, expired or of another account: link with the provider again');
+    if (!identity) throw new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.linkResultUnknown'));
     return this.linkSignedIn(principal, identity, client);
   }
 
@@ -278,7 +278,7 @@ export class IdentityService implements ExternalIdentities {
     await db.transaction(async () => {
       await accounts.lockActive(principal.userId);
       const unlinked = await identities.unlink(principal.userId, providerId);
-      if (!unlinked) throw new AppError(ErrorCode.NOT_FOUND, 'The account has no identity of this provider');
+      if (!unlinked) throw new AppError(ErrorCode.NOT_FOUND, msg('identity.notLinked'));
       await events.recordOwn(SecurityEventType.IDENTITY_UNLINKED, principal, client, principal.sessionId, providerId);
       await webhooks.enqueue({ type: 'user.updated', data: { user: principal.user } });
     });
@@ -298,7 +298,7 @@ export class IdentityService implements ExternalIdentities {
   /** The configured provider of this id; NOT_FOUND for any other. */
   private provider(id: string): Provider {
     const provider = this.providers.get(id);
-    if (!provider) throw new AppError(ErrorCode.NOT_FOUND, 'No such identity provider');
+    if (!provider) throw new AppError(ErrorCode.NOT_FOUND, msg('identity.providerNotFound'));
     return provider;
   }
 
@@ -312,7 +312,7 @@ function toView(row: LinkedIdentity): IdentityView {
 }
 
 function linkTokenRefused(): AppError {
-  return new AppError(ErrorCode.INVALID_CREDENTIALS, 'The linkToken is unknown, used or expired: sign in with the provider again');
+  return new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.linkTokenUnknown'));
 }
 
 /** RFC 7636's S256: the base64url SHA-256 of a verifier, as a challenge is written. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { IdentityProviderConfig } from '../../config/identity-providers.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 import type { Logger } from '../../shared/logger.js';
 import { hasControlCharacters, unstorable } from '../../shared/text.js';
 import type { ProvenIdentity } from '../auth/second-factor.js';
@@ -38,12 +38,12 @@ interface Discovered {
   at: number;
 }
 
-function providerError(reason: string, cause?: unknown): AppError {
-  return new AppError(ErrorCode.IDENTITY_PROVIDER_ERROR, `The identity provider is unreachable or refused: ${reason}; try again later`, { cause });
+function providerError(reason: Message, cause?: unknown): AppError {
+  return new AppError(ErrorCode.IDENTITY_PROVIDER_ERROR, msg('identity.providerFailed', { reason }), { cause });
 }
 
-function invalidToken(reason: string, cause?: unknown): AppError {
-  return new AppError(ErrorCode.INVALID_CREDENTIALS, `The identity provider's token is not valid: ${reason}`, { cause });
+function invalidToken(reason: Message, cause?: unknown): AppError {
+  return new AppError(ErrorCode.INVALID_CREDENTIALS, msg('identity.providerTokenInvalid', { reason }), { cause });
 }
 
 /**
@@ -118,7 +118,7 @@ export class Provider {
     // signature is checked here against the provider's keys, as the native flow's, so that a key
     // rotation is followed as soon (openid-client's own key cache waits a minute before it looks again).
     const idToken = tokens.id_token;
-    if (!idToken) throw invalidToken('the provider answered without an ID token');
+    if (!idToken) throw invalidToken(msg('identity.reason.noIdToken'));
     const metadata = config.serverMetadata();
     try {
       await jwtVerify(idToken, jwks, { issuer: metadata.issuer, audience: this.config.clientId, algorithms: this.algorithms(metadata), clockTolerance: CLOCK_TOLERANCE_SECONDS });
@@ -157,8 +157,8 @@ export class Provider {
     }
     const carried = payload.nonce;
     if (carried !== undefined || nonce !== undefined) {
-      if (typeof carried !== 'string' || nonce === undefined) throw invalidToken(carried === undefined ? 'it carries no nonce, but one was sent' : 'its nonce was not sent');
-      if (carried !== nonce && carried !== createHash('sha256').update(nonce).digest('hex')) throw invalidToken('its nonce is not the one sent');
+      if (typeof carried !== 'string' || nonce === undefined) throw invalidToken(msg(carried === undefined ? 'identity.reason.nonceMissing' : 'identity.reason.nonceUnsent'));
+      if (carried !== nonce && carried !== createHash('sha256').update(nonce).digest('hex')) throw invalidToken(msg('identity.reason.nonceWrong'));
     }
     return { identity: this.identityOf(payload), expiresAt: new Date((payload.exp as number) * 1000) };
   }
@@ -178,11 +178,11 @@ export class Provider {
     try {
       claims = decodeJwt(idToken);
     } catch (cause) {
-      throw invalidToken('it is not a JWT', cause);
+      throw invalidToken(msg('identity.reason.notJwt'), cause);
     }
     const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
-    if (claims.iss !== issuer) throw invalidToken('it was issued by another issuer');
-    if (!aud.some((a) => audiences.includes(a))) throw invalidToken('it is meant for another client');
+    if (claims.iss !== issuer) throw invalidToken(msg('identity.reason.issuer'));
+    if (!aud.some((a) => audiences.includes(a))) throw invalidToken(msg('identity.reason.audience'));
   }
 
   /** Discovers the provider if it was not, or if its metadata is an hour old (kept when the refresh fails). */
@@ -193,7 +193,7 @@ export class Provider {
       this.refresh().catch(() => undefined);
       return known;
     }
-    if (Date.now() - this.failedAt < RETRY_AFTER_FAILURE_MS) throw providerError('its metadata could not be discovered');
+    if (Date.now() - this.failedAt < RETRY_AFTER_FAILURE_MS) throw providerError(msg('identity.reason.discovery'));
     return this.refresh();
   }
 
@@ -226,14 +226,14 @@ export class Provider {
     } catch (cause) {
       this.failedAt = Date.now();
       this.settings.logger.warn({ provider: this.id, issuer, err: cause }, 'identity provider discovery failed; its sign-ins answer IDENTITY_PROVIDER_ERROR until it answers');
-      throw providerError('its metadata could not be discovered', cause);
+      throw providerError(msg('identity.reason.discovery'), cause);
     }
   }
 
   /** The identity an ID token names; its email and name only where they are text the database can hold. */
   private identityOf(claims: { sub?: unknown; email?: unknown; name?: unknown }): ProvenIdentity {
     const { sub } = claims;
-    if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || unstorable(sub) || hasControlCharacters(sub)) throw invalidToken('its subject is not one this service can keep');
+    if (typeof sub !== 'string' || sub.length === 0 || sub.length > 255 || unstorable(sub) || hasControlCharacters(sub)) throw invalidToken(msg('identity.reason.subject'));
     return { provider: this.id, issuer: this.config.issuer, subject: sub, email: shown(claims.email, 320), name: shown(claims.name, 200) };
   }
 }
@@ -259,17 +259,17 @@ const TOKEN_FAULTS = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_TI
 function codeFlowError(cause: unknown): AppError {
   const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
   const badSignature = code === 'OAUTH_INVALID_RESPONSE' && typeof message === 'string' && /signature verification failed/.test(message);
-  if ((typeof code === 'string' && TOKEN_FAULTS.has(code)) || badSignature) return invalidToken('it does not match the flow it ends', cause);
-  return providerError(cause instanceof oidc.ResponseBodyError ? `its token endpoint answered ${cause.error}` : 'the code could not be exchanged', cause);
+  if ((typeof code === 'string' && TOKEN_FAULTS.has(code)) || badSignature) return invalidToken(msg('identity.reason.flow'), cause);
+  return providerError(cause instanceof oidc.ResponseBodyError ? msg('identity.reason.tokenEndpoint', { error: cause.error }) : msg('identity.reason.exchange'), cause);
 }
 
 function nativeError(cause: unknown): AppError {
   // The keys could not be had, or none of them is the token's (a rotation not yet published, or a
   // JWKS served without it): the provider's fault as far as the caller can tell.
   if (cause instanceof joseErrors.JWKSNoMatchingKey || cause instanceof joseErrors.JWKSTimeout || cause instanceof joseErrors.JWKSInvalid) {
-    return providerError("its keys do not include the token's", cause);
+    return providerError(msg('identity.reason.unknownKey'), cause);
   }
   // The generic JOSEError is jose's own HTTP failure (the JWKS answered other than 200 OK).
-  if (cause instanceof joseErrors.JOSEError && cause.code !== 'ERR_JOSE_GENERIC') return invalidToken(cause.message, cause);
-  return providerError('its keys could not be fetched', cause);
+  if (cause instanceof joseErrors.JOSEError && cause.code !== 'ERR_JOSE_GENERIC') return invalidToken(msg('identity.reason.library', { detail: cause.message }), cause);
+  return providerError(msg('identity.reason.keys'), cause);
 }

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { isForeignKeyViolation, type Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { RateLimiter, Rule } from '../../shared/rate-limit/rate-limiter.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
@@ -67,8 +67,8 @@ export interface MfaDependencies {
 export const CHALLENGE_TTL_SECONDS = 300;
 /** What a refused code is told: the account's wrong codes reached a limit, or codes being checked fill it. */
 const ATTEMPT_MESSAGES = {
-  locked: 'Too many wrong codes for this account; try again later',
-  busy: 'Too many codes being checked for this account; try again in a moment',
+  locked: msg('mfa.locked'),
+  busy: msg('mfa.busy'),
 };
 /** Wrong codes an mfaToken (or wrong proofs a proofToken) takes before it is dead. */
 export const MAX_ATTEMPTS = 5;
@@ -128,7 +128,7 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
     return db.transaction(async () => {
       await accounts.lockActive(userId);
       const factor = await mfa.factor(userId);
-      if (!factor) throw new AppError(ErrorCode.NOT_FOUND, 'No TOTP enrolment is pending; start one first');
+      if (!factor) throw new AppError(ErrorCode.NOT_FOUND, msg('mfa.noPendingEnrolment'));
       if (factor.confirmed) throw alreadyEnabled();
       const typed = digitsOf(code);
       const step = typed === undefined ? undefined : totpStep(this.secretOf(factor, userId), typed);
@@ -193,7 +193,7 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
       if (isForeignKeyViolation(error)) throw unauthenticated('session_ended');
       throw error;
     }
-    throw new AppError(ErrorCode.MFA_REQUIRED, `This change needs a second factor proven within the last ${STEP_UP_MAX_AGE_SECONDS / 60} minutes`, {
+    throw new AppError(ErrorCode.MFA_REQUIRED, msg('mfa.stepUpRequired', { minutes: String(STEP_UP_MAX_AGE_SECONDS / 60) }), {
       details: { mfaToken, mfaMethods: [...MFA_METHODS] },
     });
   }
@@ -288,7 +288,7 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
       db.transaction(async () => {
         await accounts.lockActive(userId);
         const factor = await mfa.factor(userId);
-        if (!factor?.confirmed) throw new AppError(ErrorCode.NOT_FOUND, 'TOTP is not on for this account');
+        if (!factor?.confirmed) throw new AppError(ErrorCode.NOT_FOUND, msg('mfa.totpOff'));
         const spent = await this.spend(userId, factor, code);
         if (!spent) return false;
         if (spent === 'recovery') await events.recordOwn(SecurityEventType.RECOVERY_CODE_USED, principal, client);
@@ -341,9 +341,9 @@ function digitsOf(code: string): string | undefined {
 }
 
 function alreadyEnabled(): AppError {
-  return new AppError(ErrorCode.MFA_ALREADY_ENABLED, 'TOTP is already on for this account');
+  return new AppError(ErrorCode.MFA_ALREADY_ENABLED, msg('mfa.totpOn'));
 }
 
 function wrongCode(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used');
+  return new AppError(ErrorCode.INVALID_CODE, msg('code.invalidShort'));
 }

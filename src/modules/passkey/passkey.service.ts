@@ -9,7 +9,7 @@ import {
 } from '@simplewebauthn/server';
 import { COSEALG } from '@simplewebauthn/server/helpers';
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Logger } from '../../shared/logger.js';
 import type { RateLimiter } from '../../shared/rate-limit/rate-limiter.js';
@@ -99,7 +99,7 @@ export class PasskeyService implements PasskeySignIn {
     if (existing.length >= MAX_PASSKEYS) throw tooMany();
     await limiter.consume(
       [{ name: 'passkey-registration-options-per-user', key: `passkey-registration-options:user:${user.id}`, limit: REGISTRATION_OPTIONS_PER_USER_HOURLY, windowSeconds: 3600 }],
-      'Too many passkey registrations started; try again later',
+      msg('passkey.tooManyRegistrations'),
     );
     const options = await generateRegistrationOptions({
       rpName: this.settings.rpName,
@@ -133,9 +133,9 @@ export class PasskeyService implements PasskeySignIn {
     // Before the challenge is used up: after the step-up, the same response can still be sent.
     await stepUp.requireRecentSecondFactor(principal);
     const challenge = challengeOf(response.response.clientDataJSON);
-    if (!challenge) throw notVerified('its clientDataJSON is not the JSON of a registration');
+    if (!challenge) throw notVerified(msg('passkey.reason.notRegistration'));
     if (!(await passkeys.takeRegistrationChallenge(principal.userId, challenge))) {
-      throw notVerified('its challenge is unknown, used or expired: ask for new registration options');
+      throw notVerified(msg('passkey.reason.challenge'));
     }
     const info = await this.verifyRegistration(response, challenge);
     const { credential } = info;
@@ -153,7 +153,7 @@ export class PasskeyService implements PasskeySignIn {
         backedUp: info.credentialBackedUp,
         name: input.name ?? defaultName(),
       });
-      if (!created) throw notVerified('this passkey is registered already');
+      if (!created) throw notVerified(msg('passkey.reason.registered'));
       await events.recordOwn(SecurityEventType.PASSKEY_ADDED, principal, client);
       return toView(created);
     });
@@ -195,7 +195,7 @@ export class PasskeyService implements PasskeySignIn {
   async options(client: ClientInfo): Promise<{ challengeId: string; options: PublicKeyCredentialRequestOptionsJSON }> {
     await this.deps.limiter.consume(
       [{ name: 'passkey-options-per-ip', key: `passkey-options:ip:${client.ip ?? 'unknown'}`, limit: SIGN_IN_OPTIONS_PER_IP, windowSeconds: CHALLENGE_TTL_SECONDS }],
-      'Too many passkey sign-ins started from this address',
+      msg('passkey.tooManySignIns'),
     );
     const options = await generateAuthenticationOptions({
       rpID: this.settings.rpId,
@@ -270,7 +270,7 @@ export class PasskeyService implements PasskeySignIn {
     } catch (error) {
       this.deps.logger.debug({ err: error }, 'passkey registration refused');
     }
-    throw notVerified('it does not verify (origin, RP ID, attestation or signature)');
+    throw notVerified(msg('passkey.reason.notVerified'));
   }
 
   private async cloned(passkey: SignInPasskey, newCounter: number, client: ClientInfo): Promise<never> {
@@ -313,19 +313,19 @@ function toView(passkey: Passkey): PasskeyView {
   return { id: passkey.id, name: passkey.name, createdAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt, backedUp: passkey.backedUp };
 }
 
-function notVerified(reason: string): AppError {
-  return new AppError(ErrorCode.VALIDATION_FAILED, `The passkey was not accepted: ${reason}`, { fields: { response: reason } });
+function notVerified(reason: Message): AppError {
+  return new AppError(ErrorCode.VALIDATION_FAILED, msg('passkey.notAccepted', { reason }), { fields: { response: reason } });
 }
 
 function tooMany(): AppError {
-  const reason = `at most ${MAX_PASSKEYS} passkeys per account; remove one first`;
-  return new AppError(ErrorCode.VALIDATION_FAILED, `The account has ${MAX_PASSKEYS} passkeys already`, { fields: { passkeys: reason } });
+  const max = String(MAX_PASSKEYS);
+  return new AppError(ErrorCode.VALIDATION_FAILED, msg('passkey.tooMany', { max }), { fields: { passkeys: msg('passkey.tooMany.field', { max }) } });
 }
 
 function notFound(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, 'No such passkey');
+  return new AppError(ErrorCode.NOT_FOUND, msg('passkey.notFound'));
 }
 
 function invalidCredentials(): AppError {
-  return new AppError(ErrorCode.INVALID_CREDENTIALS, 'The passkey could not be verified');
+  return new AppError(ErrorCode.INVALID_CREDENTIALS, msg('passkey.invalid'));
 }

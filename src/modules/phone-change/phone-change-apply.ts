@@ -1,5 +1,5 @@
 import { isUniqueViolation, type Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Locale } from '../../shared/i18n/locale.js';
 import type { Logger } from '../../shared/logger.js';
@@ -92,7 +92,7 @@ export class PhoneChangeApplier {
     const { count, oldest } = await this.deps.changes.appliedSince(userId, 30);
     if (count < this.settings.perThirtyDays) return;
     const retryAfter = oldest ? Math.ceil((oldest.getTime() + 30 * 86400_000 - Date.now()) / 1000) : 86400;
-    throw new AppError(ErrorCode.RATE_LIMITED, `The phone number changed ${count} times in 30 days; no more changes for now`, { retryAfter: Math.max(1, retryAfter) });
+    throw new AppError(ErrorCode.RATE_LIMITED, msg('phoneChange.tooMany', { count }), { retryAfter: Math.max(1, retryAfter) });
   }
 
   /**
@@ -160,5 +160,5 @@ export async function asTaken<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export function taken(): AppError {
-  return new AppError(ErrorCode.PHONE_TAKEN, 'This phone number belongs to another account');
+  return new AppError(ErrorCode.PHONE_TAKEN, msg('phoneChange.taken'));
 }

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import type { Locale } from '../../shared/i18n/locale.js';
 import type { Logger } from '../../shared/logger.js';
@@ -73,7 +73,7 @@ export class PhoneChangeSms {
     if (client) {
       await limiter.consume(
         [{ name: 'send-code-per-ip-hourly', key: `send-code:ip:${client.ip ?? 'unknown'}`, limit: limits.perIpHourly, windowSeconds: HOUR }],
-        'Too many codes requested from this address',
+        msg('code.tooManyFromAddress'),
       );
       await smsGuard.admitCountry(client.ip, phone.country);
     }
@@ -83,7 +83,7 @@ export class PhoneChangeSms {
       { name: 'send-code-per-phone-hourly', key: `send-code:phone:${phone.e164}:hour`, limit: limits.perPhoneHourly, windowSeconds: HOUR },
       { name: 'send-code-per-phone-daily', key: `send-code:phone:${phone.e164}:day`, limit: limits.perPhoneDaily, windowSeconds: DAY },
     ].filter((rule) => rule.windowSeconds > 0);
-    await limiter.consume(perPhone, 'Too many messages sent to this phone number');
+    await limiter.consume(perPhone, msg('sms.tooManyForPhone'));
     return perPhone;
   }
 
@@ -102,7 +102,7 @@ export class PhoneChangeSms {
     } catch (error) {
       if (!(error instanceof SmsDeliveryError) || error.definite) await limiter.undo(perPhone);
       if (error instanceof SmsDeliveryError) {
-        throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, 'The SMS could not be sent; try again shortly', { cause: error });
+        throw new AppError(ErrorCode.SMS_DELIVERY_FAILED, msg('sms.deliveryFailed'), { cause: error });
       }
       throw error;
     }

@@ -1,6 +1,6 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import type { ClientInfo } from '../../shared/http/request-context.js';
 import { parsePhone, type Phone } from '../../shared/phone.js';
 import { equalHex, hmacHex } from '../../shared/tokens/secrets.js';
@@ -161,7 +161,7 @@ export class PhoneChangeService {
     const { db, accounts, changes, events, sms } = this.deps;
     const change = await this.openOf(principal.userId);
     if (change.status === PhoneChangeStatus.WAITING) return toView(change);
-    if (!change.newPhoneProvenAt) throw new AppError(ErrorCode.VALIDATION_FAILED, 'Prove the new phone first, with the code sent to it', { fields: { code: 'the new phone is not proven yet (verify-new)' } });
+    if (!change.newPhoneProvenAt) throw new AppError(ErrorCode.VALIDATION_FAILED, msg('phoneChange.newNotProven'), { fields: { code: msg('phoneChange.newNotProven.field') } });
     await this.assertFree(change.phone, principal.userId);
     await this.applier.assertUnderLimit(principal.userId);
     const delaySeconds = this.settings.recoveryDelayHours * 3600;
@@ -214,7 +214,7 @@ export class PhoneChangeService {
   ): Promise<PhoneChangeView> {
     const { db, accounts, changes, events, sms } = this.deps;
     const target = await accounts.findById(userId);
-    if (!target) throw new AppError(ErrorCode.NOT_FOUND, 'No such user');
+    if (!target) throw new AppError(ErrorCode.NOT_FOUND, msg('user.notFound'));
     if (await accounts.isBlocked(userId)) throw accountBlocked();
     const phone = this.parse(rawPhone);
     this.assertNew(phone, target.phone);
@@ -225,7 +225,7 @@ export class PhoneChangeService {
     // The operator's request says nothing of the user's language: the account's choice or its phone's region does.
     await sms.sendNotice(this.parse(target.phone), { kind: 'requested', newPhone: phone.e164, appliesAt }, { account: target.locale, request: undefined }, client);
     const row = await db.transaction(async () => {
-      if (!(await accounts.lock(userId))) throw new AppError(ErrorCode.NOT_FOUND, 'No such user');
+      if (!(await accounts.lock(userId))) throw new AppError(ErrorCode.NOT_FOUND, msg('user.notFound'));
       // The user's events keep the request id, not the operator's address and user agent.
       const onBehalf = { requestId: client.requestId };
       await this.cancelOpen(userId, target.phone, null, onBehalf);
@@ -293,7 +293,7 @@ export class PhoneChangeService {
 
   private assertNew(phone: Phone, current: string): void {
     if (phone.e164 === current) {
-      throw new AppError(ErrorCode.VALIDATION_FAILED, "This is already the account's phone number", { fields: { phone: "is already the account's number" } });
+      throw new AppError(ErrorCode.VALIDATION_FAILED, msg('phoneChange.samePhone'), { fields: { phone: msg('phoneChange.samePhone.field') } });
     }
   }
 
@@ -308,11 +308,11 @@ export class PhoneChangeService {
 }
 
 function invalidCode(): AppError {
-  return new AppError(ErrorCode.INVALID_CODE, 'The code is wrong, expired or already used; request a new one');
+  return new AppError(ErrorCode.INVALID_CODE, msg('code.invalid'));
 }
 
 function noChange(): AppError {
-  return new AppError(ErrorCode.NOT_FOUND, 'No phone change is pending');
+  return new AppError(ErrorCode.NOT_FOUND, msg('phoneChange.notPending'));
 }
 
 function throwNoChange(): never {
@@ -320,7 +320,7 @@ function throwNoChange(): never {
 }
 
 function noSessionProof(): AppError {
-  return new AppError(ErrorCode.VALIDATION_FAILED, 'Give one of code, totp or recoveryCode: this session proved no second factor, passkey or external identity within the last 10 minutes', {
-    fields: { code: 'give exactly one of code, totp, recoveryCode (or sign in with a passkey or a provider first)' },
+  return new AppError(ErrorCode.VALIDATION_FAILED, msg('phoneChange.noProof'), {
+    fields: { code: msg('phoneChange.noProof.field') },
   });
 }

@@ -1,6 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { UserStatsJson } from '../../openapi/shapes.js';
 import type { Services } from '../../services.js';
+import { msg } from '../../shared/errors/app-error.js';
 import { principalOf, requireAuth } from '../../shared/http/auth.js';
 import { internalKeyCheck } from '../../shared/internal-key.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
@@ -41,7 +42,7 @@ function requireInternalKey(key: string): RequestHandler {
   const isRight = internalKeyCheck(key);
   return (req, _res, next) => {
     const presented = req.get('x-internal-key');
-    if (!isRight(presented)) throw unauthenticated(presented ? 'invalid' : 'missing', 'A valid X-Internal-Key header is required');
+    if (!isRight(presented)) throw unauthenticated(presented ? 'invalid' : 'missing', msg('internal.keyRequired'));
     next();
   };
 }

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../../shared/errors/app-error.js';
 import type { StatsRepository } from './stats.repository.js';
 import type { MeetingUsageInput } from './usage.inputs.js';
 
@@ -12,15 +12,15 @@ export class UsageService {
 
   async record(report: MeetingUsageInput): Promise<void> {
     const { joinedAt, leftAt } = report;
-    const invalid = (field: string, reason: string) =>
-      new AppError(ErrorCode.VALIDATION_FAILED, `${field} ${reason}`, { fields: { [field]: reason } });
+    const invalid = (field: string, reason: Message) =>
+      new AppError(ErrorCode.VALIDATION_FAILED, msg('usage.invalid', { field, reason }), { fields: { [field]: reason } });
     const latest = Date.now() + CLOCK_SKEW_MS;
-    if (joinedAt.getTime() > latest) throw invalid('joinedAt', 'must not be in the future');
-    if (leftAt.getTime() > latest) throw invalid('leftAt', 'must not be in the future');
-    if (leftAt < joinedAt) throw invalid('leftAt', 'must not be before joinedAt');
-    if (leftAt.getTime() - joinedAt.getTime() > MAX_SPAN_MS) throw invalid('leftAt', 'must be at most 24 hours after joinedAt');
+    if (joinedAt.getTime() > latest) throw invalid('joinedAt', msg('usage.reason.future'));
+    if (leftAt.getTime() > latest) throw invalid('leftAt', msg('usage.reason.future'));
+    if (leftAt < joinedAt) throw invalid('leftAt', msg('usage.reason.beforeJoin'));
+    if (leftAt.getTime() - joinedAt.getTime() > MAX_SPAN_MS) throw invalid('leftAt', msg('usage.reason.tooLong'));
     const minutes = Math.floor((leftAt.getTime() - joinedAt.getTime()) / 60_000);
     const known = await this.stats.record(report, minutes);
-    if (!known) throw invalid('userId', 'is not a known user');
+    if (!known) throw invalid('userId', msg('usage.reason.unknownUser'));
   }
 }

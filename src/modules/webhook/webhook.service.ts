@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, ErrorCode } from '../../shared/errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import { bigintCursor, toPage, type Page, type Paged } from '../../shared/pagination.js';
 import { redactUrl } from '../../shared/url.js';
 import type { Uuid } from '../../shared/ids.js';
@@ -106,7 +106,7 @@ export class WebhookService {
   /** Makes a delivery PENDING and due now (one more try); NOT_FOUND without it. */
   async retry(id: Uuid): Promise<WebhookDeliveryView> {
     const row = await this.deliveries.retry(id);
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, 'No such webhook delivery');
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, msg('webhook.deliveryNotFound'));
     return toView(row);
   }
 }

@@ -1,6 +1,9 @@
 /**
  * The closed catalogue of public error codes. Codes are API: add new ones, never rename one.
  */
+import type { Locale } from '../i18n/locale.js';
+import { msg, render, type Message } from '../i18n/messages.js';
+
 export const ErrorCode = {
   VALIDATION_FAILED: 'VALIDATION_FAILED',
   INVALID_PHONE: 'INVALID_PHONE',
@@ -34,8 +37,8 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export interface AppErrorOptions {
-  /** Per-field messages, for VALIDATION_FAILED only. */
-  fields?: Record<string, string>;
+  /** Per-field messages, for VALIDATION_FAILED (and INVALID_PHONE, WEAK_PASSWORD): a message of the catalogues, or a library's own words. */
+  fields?: Record<string, Message | string>;
   /** Seconds until the caller may retry, for RATE_LIMITED (and SERVICE_UNAVAILABLE by policy). */
   retryAfter?: number;
   /**
@@ -53,9 +56,16 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
-/** The one exception type of the domain. Services throw it; each transport maps it once. */
+/**
+ * The one exception type of the domain. Services throw it; each transport maps it once. It carries
+ * its message by id (`what`), which the transport renders in the request's locale; `message` is the
+ * English text, for logs.
+ */
 export class AppError extends Error {
+  readonly what: Message;
+  /** Per-field messages in English, for logs; `fieldMessages` are what the transports render. */
   readonly fields?: Record<string, string>;
+  readonly fieldMessages?: Record<string, Message | string>;
   readonly retryAfter?: number;
   readonly byPolicy: boolean;
   readonly details?: Record<string, unknown>;
@@ -63,12 +73,14 @@ export class AppError extends Error {
 
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    what: Message,
     options: AppErrorOptions = {},
   ) {
-    super(message, { cause: options.cause });
+    super(render(what, 'en'), { cause: options.cause });
     this.name = 'AppError';
-    this.fields = options.fields;
+    this.what = what;
+    this.fieldMessages = options.fields;
+    this.fields = options.fields && renderFields(options.fields, 'en');
     this.retryAfter = options.retryAfter;
     this.byPolicy = options.byPolicy ?? false;
     this.details = options.details;
@@ -76,7 +88,16 @@ export class AppError extends Error {
   }
 }
 
+/** Each field's message in `locale`; a library's own words are left as they are. */
+export function renderFields(fields: Record<string, Message | string>, locale: Locale): Record<string, string> {
+  const rendered: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) rendered[name] = typeof value === 'string' ? value : render(value, locale);
+  return rendered;
+}
+
 /** Guard clause: throws `AppError(code, message)` unless the condition holds. */
-export function assertThat(condition: unknown, code: ErrorCode, message: string): asserts condition {
+export function assertThat(condition: unknown, code: ErrorCode, message: Message): asserts condition {
   if (!condition) throw new AppError(code, message);
 }
+
+export { msg, type Message };

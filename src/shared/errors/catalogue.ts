@@ -1,8 +1,9 @@
+import { CATALOGUES } from '../i18n/messages.js';
 import { ErrorCode, type AppError } from './app-error.js';
 
 export interface ErrorDescription {
   status: number;
-  /** The problem document's `title`. */
+  /** The problem document's `title` in English (each locale's: `title.<CODE>` in the message catalogues). */
   title: string;
   /**
    * The members the answer carries besides `code`, the message and `requestId`: top-level members of
@@ -14,62 +15,67 @@ export interface ErrorDescription {
 const NONE = 'No other members.';
 
 /**
- * Each code's HTTP status, title and members: the one table that the status of an answer, the GraphQL
+ * Each code's HTTP status and members: the one table that the status of an answer, the GraphQL
  * enum ErrorCode (one value per row, described from it) and the OpenAPI document's list of codes are
- * made from. A Record of every code, so a new code without its row does not compile.
+ * made from, with its title from the message catalogues. A Record of every code, so a new code
+ * without its row does not compile.
  */
-const CATALOGUE: Readonly<Record<ErrorCode, ErrorDescription>> = {
+const ROWS: Readonly<Record<ErrorCode, Omit<ErrorDescription, 'title'>>> = {
   VALIDATION_FAILED: {
-    status: 400, title: 'Validation failed',
+    status: 400,
     extensions: '`fields` (object, when the refusal names fields): each field at fault, by its name in the REST body or the GraphQL input (`phone`, `newPassword`; `(body)` for a REST body that is not JSON) -> what is wrong with it.',
   },
-  INVALID_PHONE: { status: 400, title: 'Invalid phone number', extensions: '`fields`: `{ phone }`, why the number is refused (not a mobile number, or a region not served).' },
-  WEAK_PASSWORD: { status: 400, title: 'Password too weak', extensions: '`fields`: `{ password }` or `{ newPassword }`, what the password lacks.' },
-  INVALID_CODE: { status: 400, title: 'Invalid verification code', extensions: `${NONE} The code (SMS, TOTP or recovery) is wrong, expired or used, or the mfaToken is unknown.` },
-  INVALID_CREDENTIALS: { status: 401, title: 'Invalid credentials', extensions: NONE },
+  INVALID_PHONE: { status: 400, extensions: '`fields`: `{ phone }`, why the number is refused (not a mobile number, or a region not served).' },
+  WEAK_PASSWORD: { status: 400, extensions: '`fields`: `{ password }` or `{ newPassword }`, what the password lacks.' },
+  INVALID_CODE: { status: 400, extensions: `${NONE} The code (SMS, TOTP or recovery) is wrong, expired or used, or the mfaToken is unknown.` },
+  INVALID_CREDENTIALS: { status: 401, extensions: NONE },
   MFA_REQUIRED: {
-    status: 401, title: 'Second factor required',
+    status: 401,
     extensions: '`mfaToken` (string, single use, 5 minutes): finish with verifyMfa (POST /api/v1/auth/mfa/verify); `mfaMethods` (array of MfaMethod values: `totp`, `recovery`): the codes it takes.',
   },
   PHONE_VERIFICATION_REQUIRED: {
-    status: 401, title: 'Phone verification required',
+    status: 401,
     extensions: '`linkToken` (string, 10 minutes): finish with linkExternalIdentity (POST /api/v1/auth/oidc/link) and an SMS login code of the phone; `identity` (`{ provider, email, name }`, email and name may be null): the external identity to link, as its provider describes it.',
   },
   SECOND_PROOF_REQUIRED: {
-    status: 401, title: 'Second proof required',
+    status: 401,
     extensions: '`proofToken` (string, single use, 5 minutes): finish with completeSecondProof (POST /api/v1/auth/second-proof) and one of the account\'s password, a TOTP code or a recovery code; `methods` (array of `password`, `totp`, `recovery`, `passkey`, `identity`): what the account has (`passkey` and `identity`: sign in with the passkey, or through the linked provider, instead). A sign-in by SMS code to a dormant account.',
   },
-  IDENTITY_ALREADY_LINKED: { status: 409, title: 'Identity already linked', extensions: NONE },
-  IDENTITY_PROVIDER_ERROR: { status: 502, title: 'Identity provider error', extensions: NONE },
+  IDENTITY_ALREADY_LINKED: { status: 409, extensions: NONE },
+  IDENTITY_PROVIDER_ERROR: { status: 502, extensions: NONE },
   PERSISTED_QUERY_NOT_FOUND: {
-    status: 400, title: 'Persisted query not found',
+    status: 400,
     extensions: `${NONE} GraphQL only: the document's hash is not known yet; send it again with the document (automatic persisted queries).`,
   },
   UNAUTHENTICATED: {
-    status: 401, title: 'Authentication required',
+    status: 401,
     extensions:
       '`reason`: `missing` (no token), `invalid` (malformed, a bad signature or unknown; a refresh token unknown, expired or used), `expired` (an access token past its expiry: refresh, then retry) or `session_ended` (its session was logged out, revoked, or its account blocked or deleted: sign in again). REST adds a WWW-Authenticate header.',
   },
-  REGISTRATION_DISABLED: { status: 403, title: 'Registration disabled', extensions: NONE },
-  FORBIDDEN: { status: 403, title: 'Forbidden', extensions: `${NONE} The account's role does not allow the operation.` },
-  ACCOUNT_BLOCKED: { status: 403, title: 'Account blocked', extensions: NONE },
-  NOT_FOUND: { status: 404, title: 'Not found', extensions: NONE },
-  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', extensions: `${NONE} The Allow header lists the methods the path serves.` },
-  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', extensions: `${NONE} The connection is closed.` },
-  PHONE_ALREADY_REGISTERED: { status: 409, title: 'Phone already registered', extensions: NONE },
-  MFA_ALREADY_ENABLED: { status: 409, title: 'Second factor already enabled', extensions: NONE },
-  PHONE_TAKEN: { status: 409, title: 'Phone taken', extensions: `${NONE} A phone change's new number belongs to another account; told only once the new number was proven with its code.` },
-  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', extensions: NONE },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', extensions: NONE },
-  INVALID_IMAGE: { status: 422, title: 'Invalid image', extensions: NONE },
-  RATE_LIMITED: { status: 429, title: 'Too many requests', extensions: '`retryAfter` (integer seconds, at least 1): when a retry may pass; also the Retry-After header.' },
-  INTERNAL: { status: 500, title: 'Internal server error', extensions: `${NONE} The message is a fixed sentence: quote \`requestId\` when reporting it.` },
+  REGISTRATION_DISABLED: { status: 403, extensions: NONE },
+  FORBIDDEN: { status: 403, extensions: `${NONE} The account's role does not allow the operation.` },
+  ACCOUNT_BLOCKED: { status: 403, extensions: NONE },
+  NOT_FOUND: { status: 404, extensions: NONE },
+  METHOD_NOT_ALLOWED: { status: 405, extensions: `${NONE} The Allow header lists the methods the path serves.` },
+  REQUEST_TIMEOUT: { status: 408, extensions: `${NONE} The connection is closed.` },
+  PHONE_ALREADY_REGISTERED: { status: 409, extensions: NONE },
+  MFA_ALREADY_ENABLED: { status: 409, extensions: NONE },
+  PHONE_TAKEN: { status: 409, extensions: `${NONE} A phone change's new number belongs to another account; told only once the new number was proven with its code.` },
+  PAYLOAD_TOO_LARGE: { status: 413, extensions: NONE },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, extensions: NONE },
+  INVALID_IMAGE: { status: 422, extensions: NONE },
+  RATE_LIMITED: { status: 429, extensions: '`retryAfter` (integer seconds, at least 1): when a retry may pass; also the Retry-After header.' },
+  INTERNAL: { status: 500, extensions: `${NONE} The message is a fixed sentence: quote \`requestId\` when reporting it.` },
   SERVICE_UNAVAILABLE: {
-    status: 503, title: 'Service unavailable',
+    status: 503,
     extensions: '`retryAfter` (integer seconds, also the Retry-After header) when the service paused the operation on purpose (SMS to a region); none when a store it needs is unreachable.',
   },
-  SMS_DELIVERY_FAILED: { status: 502, title: 'SMS delivery failed', extensions: NONE },
+  SMS_DELIVERY_FAILED: { status: 502, extensions: NONE },
 };
+
+const CATALOGUE = Object.fromEntries(
+  Object.entries(ROWS).map(([code, row]) => [code, { ...row, title: CATALOGUES.en[`title.${code as ErrorCode}`] }]),
+) as Readonly<Record<ErrorCode, ErrorDescription>>;
 
 /** HTTP status, problem title and members of a code. */
 export function describe(code: ErrorCode): ErrorDescription {

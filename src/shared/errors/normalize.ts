@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from './app-error.js';
+import { AppError, ErrorCode, msg } from './app-error.js';
 
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);
 // PostgreSQL SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown),
@@ -9,9 +9,9 @@ const UNAVAILABLE_SQLSTATE = /^(08|57P|57014$)/;
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isUnavailable(error)) {
-    return new AppError(ErrorCode.SERVICE_UNAVAILABLE, 'A required store is unreachable; try again shortly', { cause: error });
+    return new AppError(ErrorCode.SERVICE_UNAVAILABLE, msg('error.storeUnreachable'), { cause: error });
   }
-  return new AppError(ErrorCode.INTERNAL, 'An unexpected error occurred', { cause: error });
+  return new AppError(ErrorCode.INTERNAL, msg('error.internal'), { cause: error });
 }
 
 function isUnavailable(error: unknown): boolean {

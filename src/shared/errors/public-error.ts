@@ -1,7 +1,9 @@
-import { AppError, ErrorCode } from './app-error.js';
+import type { Locale } from '../i18n/locale.js';
+import { msg, render, renderTitle, type Message } from '../i18n/messages.js';
+import { AppError, ErrorCode, renderFields } from './app-error.js';
 import { describe } from './catalogue.js';
 
-/** What a client is told of an AppError, on either transport; REST and GraphQL only lay it out. */
+/** What a client is told of an AppError, on either transport, in its locale; REST and GraphQL only lay it out. */
 export interface PublicError {
   status: number;
   title: string;
@@ -16,8 +18,12 @@ export interface PublicError {
   headers: [name: string, value: string][];
 }
 
-export function publicError(error: AppError): PublicError {
-  const { status, title } = describe(error.code);
+/** INTERNAL's fixed sentence: its own message may quote internals. */
+const INTERNAL_MESSAGE: Message = msg('error.internal.public');
+
+/** What `error` tells a client whose locale is `locale`. */
+export function publicError(error: AppError, locale: Locale): PublicError {
+  const { status } = describe(error.code);
   const headers: [string, string][] = [];
   if (error.retryAfter !== undefined) headers.push(['Retry-After', String(error.retryAfter)]);
   if (error.code === ErrorCode.UNAUTHENTICATED) headers.push(['WWW-Authenticate', 'Bearer error="invalid_token"']);
@@ -26,10 +32,10 @@ export function publicError(error: AppError): PublicError {
   const details = error.code === ErrorCode.UNAUTHENTICATED ? { reason: 'invalid', ...error.details } : error.details;
   return {
     status,
-    title,
+    title: renderTitle(error.code, locale),
     code: error.code,
-    message: error.code === ErrorCode.INTERNAL ? 'An unexpected error occurred; quote the request id when reporting it' : error.message,
-    ...(error.fields && { fields: error.fields }),
+    message: render(error.code === ErrorCode.INTERNAL ? INTERNAL_MESSAGE : error.what, locale),
+    ...(error.fieldMessages && { fields: renderFields(error.fieldMessages, locale) }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
     ...(details && { details }),
     headers,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Response } from 'express';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../errors/app-error.js';
+import type { Locale } from '../i18n/locale.js';
 import { withRequestId, type Logger } from '../logger.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { answeredAsTimedOut, problemDocument, type ErrorDocument } from './problem.js';
@@ -19,6 +20,8 @@ export interface ClientErrorOptions {
    * its errors (and, for the request metric, marked with the route it was for).
    */
   timedOut(res: Response, error: AppError): ErrorDocument;
+  /** The locale of an answer to a request whose headers (Accept-Language among them) never arrived. */
+  defaultLocale: Locale;
 }
 
 /** What Node answers to a request it cannot parse, by its error code (lib/_http_server.js); 400 for the others. */
@@ -36,11 +39,11 @@ const NODE_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, HPE_CHUN
  * a method or a route. A request answered before its body stalled gets nothing more: the connection
  * is closed. Every other client error gets Node's own answer.
  */
-export function clientErrorListener({ logger, metrics, headersTimeoutMs, timedOut }: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Socket) => void {
+export function clientErrorListener({ logger, metrics, headersTimeoutMs, timedOut, defaultLocale }: ClientErrorOptions): (error: NodeJS.ErrnoException, socket: Socket) => void {
   return (error, socket) => {
     if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') return nodeAnswer(error, socket);
     const res = receivingBodyOf(socket);
-    const timeout = new AppError(ErrorCode.REQUEST_TIMEOUT, res ? 'The request body did not arrive in time' : 'The request headers did not arrive in time');
+    const timeout = new AppError(ErrorCode.REQUEST_TIMEOUT, msg(res ? 'http.bodyTimeout' : 'http.headersTimeout'));
     if (res && socket.writable && !res.headersSent) {
       answeredAsTimedOut(res);
       endWith(res, timedOut(res, timeout));
@@ -52,7 +55,7 @@ export function clientErrorListener({ logger, metrics, headersTimeoutMs, timedOu
     }
     if (!res && socket.writable && !writingTo(socket)) {
       const id = randomUUID();
-      socket.end(rawAnswer(problemDocument(timeout, id), id), () => socket.destroy());
+      socket.end(rawAnswer(problemDocument(timeout, id, defaultLocale), id), () => socket.destroy());
       metrics?.timedOutBeforeHeaders(headersTimeoutMs / 1000);
       withRequestId(id, () => logger.warn({ res: { status: 408 } }, 'request timed out: its headers did not arrive in time'));
       return;
@@ -68,7 +71,10 @@ export function clientErrorListener({ logger, metrics, headersTimeoutMs, timedOu
  */
 function endWith(res: Response, document: ErrorDocument): void {
   res.statusCode = document.status;
-  for (const [name, value] of document.headers) res.setHeader(name, value);
+  for (const [name, value] of document.headers) {
+    if (name === 'Vary') res.vary(value);
+    else res.setHeader(name, value);
+  }
   res.setHeader('Content-Type', `${document.contentType}; charset=utf-8`);
   res.setHeader('Content-Length', Buffer.byteLength(document.body));
   res.setHeader('Connection', 'close');

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg } from '../errors/app-error.js';
 import { findInputProblem, unstorable } from '../text.js';
+import { fieldMessage } from '../validation.js';
 
 /** A path segment that would decode to U+0000; no other unstorable text survives percent-decoding (bad UTF-8 is a URIError, 400). */
 const ENCODED_NUL = /%00/i;
@@ -32,5 +33,5 @@ function checkFields(input: unknown, whole: string): void {
 }
 
 function invalid(field: string, problem: string): AppError {
-  return new AppError(ErrorCode.VALIDATION_FAILED, `The request has a field that cannot be accepted: ${field} ${problem}`, { fields: { [field]: problem } });
+  return new AppError(ErrorCode.VALIDATION_FAILED, msg('input.fieldRefused', { field, problem: fieldMessage(problem) }), { fields: { [field]: fieldMessage(problem) } });
 }

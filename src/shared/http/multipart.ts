@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../errors/app-error.js';
 import { parserError } from './parser-errors.js';
 
 export interface SingleFileOptions {
@@ -23,7 +23,7 @@ export async function readSingleFile<T>(
   discard: (result: T) => Promise<void>,
 ): Promise<T> {
   if (!req.is('multipart/form-data')) {
-    throw invalidFile(`Send multipart/form-data with one file in the field "${field}"`);
+    throw invalidFile(msg('upload.sendOneFile', { field }));
   }
   // Gone while the request waited (for authentication): its 'close' has passed, and nothing would
   // ever end the parser.
@@ -46,7 +46,7 @@ export async function readSingleFile<T>(
       // comes from the parser's error, the abort or the consumer's own failure.
       stream.on('error', () => undefined);
       if (name !== field) {
-        fail(invalidFile(`Unexpected file field "${name}"; send the file in "${field}"`));
+        fail(invalidFile(msg('upload.unexpectedField', { name, field })));
         stream.resume();
         return;
       }
@@ -84,7 +84,7 @@ export async function readSingleFile<T>(
         fail(error);
         return undefined;
       });
-      if (!consumed) fail(invalidFile(`No file in the field "${field}"`));
+      if (!consumed) fail(invalidFile(msg('upload.noFile', { field })));
       if (problem) {
         if (result !== undefined) await discard(result).catch(() => undefined);
         reject(problem);
@@ -97,6 +97,6 @@ export async function readSingleFile<T>(
 }
 
 /** A malformed upload (not exactly one file where one is expected), on either transport. */
-function invalidFile(message: string): AppError {
+function invalidFile(message: Message): AppError {
   return new AppError(ErrorCode.VALIDATION_FAILED, message, { fields: { file: message } });
 }

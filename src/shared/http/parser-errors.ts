@@ -1,19 +1,26 @@
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../errors/app-error.js';
+import { render, type MessageId } from '../i18n/messages.js';
 
 /** What the client is told of one kind of parser failure. */
 export interface ParserFailure {
   code: ErrorCode;
+  what: Message;
+  /** `what` in English, as logs (and AppError's `message`) have it. */
   message: string;
   /** The field named in `fields`, with `problem` (or the message) as its entry. */
   field?: string;
-  problem?: string;
+  problem?: Message;
   /** Why this service cannot meet it over HTTP (its configuration rules it out); the mapping stays for a change of configuration. */
   unreachable?: string;
 }
 
-const invalid = (message: string, field?: string, problem?: string): ParserFailure => ({ code: ErrorCode.VALIDATION_FAILED, message, field, problem });
-const tooLarge = (message: string): ParserFailure => ({ code: ErrorCode.PAYLOAD_TOO_LARGE, message });
-const unsupported = (message: string): ParserFailure => ({ code: ErrorCode.UNSUPPORTED_MEDIA_TYPE, message });
+const failure = (code: ErrorCode, id: MessageId, field?: string, problem?: MessageId): ParserFailure => {
+  const what = msg(id);
+  return { code, what, message: render(what, 'en'), field, problem: problem && msg(problem) };
+};
+const invalid = (id: MessageId, field?: string, problem?: MessageId) => failure(ErrorCode.VALIDATION_FAILED, id, field, problem);
+const tooLarge = (id: MessageId) => failure(ErrorCode.PAYLOAD_TOO_LARGE, id);
+const unsupported = (id: MessageId) => failure(ErrorCode.UNSUPPORTED_MEDIA_TYPE, id);
 
 /**
  * Every failure a parser of the request path can raise, and its answer (API.md 10.0: a 4xx, never
@@ -25,28 +32,28 @@ const unsupported = (message: string): ParserFailure => ({ code: ErrorCode.UNSUP
  * test/hardening/parser-errors.test.ts provokes each one.
  */
 export const PARSER_FAILURES = {
-  'entity.too.large': tooLarge('The body is larger than the limit'),
-  'parameters.too.many': tooLarge('The form has too many fields'),
-  'entity.parse.failed': invalid('The body is not valid JSON', '(body)', 'must be valid JSON'),
-  'querystring.parse.rangeError': { ...invalid('The form is nested too deep'), unreachable: 'forms are parsed flat (extended: false)' },
-  'entity.verify.failed': { ...invalid('The body was refused by its check'), unreachable: 'no parser has a verify option' },
-  'charset.unsupported': unsupported('The charset of the body is not supported (JSON: UTF-8; forms: UTF-8 or ISO-8859-1)'),
-  'encoding.unsupported': unsupported('The Content-Encoding of the body is not supported (gzip, deflate, br, zstd or none)'),
-  'encoding.malformed': invalid('The body is not valid for its Content-Encoding'),
-  'request.aborted': invalid('The body was cut off: the client went away'),
-  'request.size.invalid': { ...invalid('The body does not have the length of its Content-Length'), unreachable: "Node's HTTP parser holds a body to its Content-Length" },
-  'stream.encoding.set': { ...invalid('The body could not be read as bytes'), unreachable: 'nothing sets an encoding on a request' },
-  'stream.not.readable': { ...invalid('The body could not be read: it was read already'), unreachable: 'each body is read by one parser' },
-  'query.parameters.too.many': tooLarge('The query string has too many parameters'),
-  'path.malformed': invalid('The path is not valid percent-encoded UTF-8', '(path)', 'must be valid percent-encoded UTF-8'),
-  'multipart.boundary.missing': invalid('The multipart body is malformed (boundary missing)', 'file'),
-  'multipart.malformed': invalid('The multipart body is malformed or was cut off', 'file'),
-  'multipart.aborted': invalid('The upload was aborted', 'file'),
-  'multipart.parts.too.many': tooLarge('Too many parts in the multipart body'),
+  'entity.too.large': tooLarge('parser.bodyTooLarge'),
+  'parameters.too.many': tooLarge('parser.formTooManyFields'),
+  'entity.parse.failed': invalid('parser.bodyNotJson', '(body)', 'parser.bodyNotJson.field'),
+  'querystring.parse.rangeError': { ...invalid('parser.formTooDeep'), unreachable: 'forms are parsed flat (extended: false)' },
+  'entity.verify.failed': { ...invalid('parser.bodyRefused'), unreachable: 'no parser has a verify option' },
+  'charset.unsupported': unsupported('parser.charsetUnsupported'),
+  'encoding.unsupported': unsupported('parser.encodingUnsupported'),
+  'encoding.malformed': invalid('parser.encodingMalformed'),
+  'request.aborted': invalid('parser.bodyCutOff'),
+  'request.size.invalid': { ...invalid('parser.bodyLength'), unreachable: "Node's HTTP parser holds a body to its Content-Length" },
+  'stream.encoding.set': { ...invalid('parser.bodyNotBytes'), unreachable: 'nothing sets an encoding on a request' },
+  'stream.not.readable': { ...invalid('parser.bodyReadAlready'), unreachable: 'each body is read by one parser' },
+  'query.parameters.too.many': tooLarge('parser.queryTooManyParameters'),
+  'path.malformed': invalid('parser.pathMalformed', '(path)', 'parser.pathMalformed.field'),
+  'multipart.boundary.missing': invalid('parser.multipartNoBoundary', 'file'),
+  'multipart.malformed': invalid('parser.multipartMalformed', 'file'),
+  'multipart.aborted': invalid('parser.uploadAborted', 'file'),
+  'multipart.parts.too.many': tooLarge('parser.multipartTooManyParts'),
   // An upload takes one file: a second makes a malformed upload (400), as both transports have always answered it.
-  'multipart.files.too.many': invalid('Send exactly one file', 'file'),
-  'multipart.field.too.large': tooLarge('A field of the multipart body is larger than the limit'),
-  'multipart.request.invalid': invalid('The GraphQL multipart request is malformed'),
+  'multipart.files.too.many': invalid('parser.multipartOneFile', 'file'),
+  'multipart.field.too.large': tooLarge('parser.multipartFieldTooLarge'),
+  'multipart.request.invalid': invalid('parser.graphqlMultipartMalformed'),
 } as const satisfies Record<string, ParserFailure>;
 
 export type ParserFailureKind = keyof typeof PARSER_FAILURES;
@@ -54,7 +61,7 @@ export type ParserFailureKind = keyof typeof PARSER_FAILURES;
 /** The answer to a parser failure of `kind`; `detail` (the parser's own words, when they help the client) follows the message. */
 export function parserError(kind: ParserFailureKind, detail?: string): AppError {
   const failure: ParserFailure = PARSER_FAILURES[kind];
-  const message = detail ? `${failure.message}: ${detail}` : failure.message;
+  const message = detail ? msg('parser.withDetail', { message: failure.what, detail }) : failure.what;
   return new AppError(failure.code, message, failure.field ? { fields: { [failure.field]: failure.problem ?? message } } : undefined);
 }
 

@@ -1,8 +1,9 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { AppError, ErrorCode, msg } from '../errors/app-error.js';
 import { isServerFault } from '../errors/catalogue.js';
 import { toAppError } from '../errors/normalize.js';
 import { publicError } from '../errors/public-error.js';
+import { localeFromAcceptLanguage, type Locale } from '../i18n/locale.js';
 import type { Logger } from '../logger.js';
 import { cutOffByClient } from './request-context.js';
 import { bodyErrorKind, parserError } from './parser-errors.js';
@@ -18,9 +19,22 @@ export interface ErrorDocument {
   body: string;
 }
 
-/** An AppError as an RFC 9457 problem document; the only place REST errors are laid out. */
-export function problemDocument(error: AppError, requestId: string | undefined): ErrorDocument {
-  const shown = publicError(error);
+/**
+ * The locale of the answers to `req`: the one its Accept-Language asks for, else the service's default
+ * (DEFAULT_LOCALE, kept in the app's locals). Read on error paths only.
+ */
+export function localeOf(req: Request): Locale {
+  return localeFromAcceptLanguage(req.headers['accept-language']) ?? (req.app?.locals.defaultLocale as Locale | undefined) ?? 'en';
+}
+
+/** The headers of an error answer written in `locale`: its language, and that it depends on Accept-Language. */
+export function languageHeaders(locale: Locale): [name: string, value: string][] {
+  return [['Content-Language', locale], ['Vary', 'Accept-Language']];
+}
+
+/** An AppError as an RFC 9457 problem document, in `locale`; the only place REST errors are laid out. */
+export function problemDocument(error: AppError, requestId: string | undefined, locale: Locale): ErrorDocument {
+  const shown = publicError(error, locale);
   const body: Record<string, unknown> = {
     ...shown.details,
     type: 'about:blank',
@@ -32,17 +46,20 @@ export function problemDocument(error: AppError, requestId: string | undefined):
   };
   if (shown.fields) body.fields = shown.fields;
   if (shown.retryAfter !== undefined) body.retryAfter = shown.retryAfter;
-  return { status: shown.status, headers: shown.headers, contentType: 'application/problem+json', body: JSON.stringify(body) };
+  return { status: shown.status, headers: [...shown.headers, ...languageHeaders(locale)], contentType: 'application/problem+json', body: JSON.stringify(body) };
 }
 
-/** Answers `res` with the problem document of `error`. */
+/** Answers `res` with the problem document of `error`, in the request's locale. */
 export function sendProblem(res: Response, error: AppError): void {
-  sendDocument(res, problemDocument(error, res.locals.requestId as string | undefined));
+  sendDocument(res, problemDocument(error, res.locals.requestId as string | undefined, localeOf(res.req)));
 }
 
-/** Answers `res` with `document`. */
+/** Answers `res` with `document`. `Vary` is added to, not replaced (CORS varies by Origin). */
 export function sendDocument(res: Response, document: ErrorDocument): void {
-  for (const [name, value] of document.headers) res.setHeader(name, value);
+  for (const [name, value] of document.headers) {
+    if (name === 'Vary') res.vary(value);
+    else res.setHeader(name, value);
+  }
   res.status(document.status).type(document.contentType).send(document.body);
 }
 
@@ -55,14 +72,14 @@ export function sendDocument(res: Response, document: ErrorDocument): void {
 export function unrouted(routes: RouteTable): RequestHandler {
   return (req, res) => {
     const template = routes.match(req.path);
-    if (!template) throw new AppError(ErrorCode.NOT_FOUND, `No route for ${req.method} ${req.path}`);
+    if (!template) throw new AppError(ErrorCode.NOT_FOUND, msg('http.noRoute', { method: req.method, path: req.path }));
     answeredFor(res, template.path);
     if (req.method === 'OPTIONS') {
       res.setHeader('Allow', template.allow);
       res.type('text/plain').send(template.allow);
       return;
     }
-    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not served at ${template.path}; it serves ${template.allow}`, { allow: template.allow });
+    throw new AppError(ErrorCode.METHOD_NOT_ALLOWED, msg('http.methodNotServed', { method: req.method, path: template.path, allow: template.allow }), { allow: template.allow });
   };
 }
 
@@ -78,7 +95,7 @@ export function toHttpAppError(error: unknown): AppError {
   if (kind) return parserError(kind);
   const { status, expose, message } = (error ?? {}) as { status?: unknown; expose?: unknown; message?: unknown };
   const code = expose === true && typeof status === 'number' ? BY_STATUS.get(status) : undefined;
-  return code ? new AppError(code, String(message)) : toAppError(error);
+  return code ? new AppError(code, msg('http.parserOther', { detail: String(message) })) : toAppError(error);
 }
 
 /** The statuses a body parser refuses with, for an http-error of a kind parser-errors.ts does not know yet. */

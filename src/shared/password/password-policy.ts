@@ -1,5 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../errors/app-error.js';
 import type { Phone } from '../phone.js';
 
 const COMMON = new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
@@ -32,19 +32,19 @@ export function judgedPassword(password: string): string {
  * hashed; longer passwords would be silently truncated.
  */
 export function assertPasswordPolicy(password: string, phone?: Phone, field = 'password'): void {
-  const weak = (reason: string) => {
-    throw new AppError(ErrorCode.WEAK_PASSWORD, `The password ${reason}`, { fields: { [field]: reason } });
+  const weak = (reason: Message) => {
+    throw new AppError(ErrorCode.WEAK_PASSWORD, msg('password.weak', { reason }), { fields: { [field]: reason } });
   };
   const judged = judgedPassword(password);
-  if (judged === '') weak('must not be only spaces or invisible characters');
-  if ([...judged].length < PASSWORD_MIN_LENGTH) weak(`must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (Buffer.byteLength(hashedPassword(password), 'utf8') > PASSWORD_MAX_BYTES) weak(`must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
-  if (COMMON.has(judged.toLowerCase())) weak('is too common');
+  if (judged === '') weak(msg('password.reason.blank'));
+  if ([...judged].length < PASSWORD_MIN_LENGTH) weak(msg('password.reason.tooShort', { min: String(PASSWORD_MIN_LENGTH) }));
+  if (Buffer.byteLength(hashedPassword(password), 'utf8') > PASSWORD_MAX_BYTES) weak(msg('password.reason.tooLong', { max: String(PASSWORD_MAX_BYTES) }));
+  if (COMMON.has(judged.toLowerCase())) weak(msg('password.reason.common'));
   if (phone) {
     const digits = judged.replace(/[\s\-+().]/g, '');
     const phoneDigits = phone.e164.slice(1);
     if (digits === phone.national || digits === phoneDigits || digits === `0${phone.national}`) {
-      weak('must not be the phone number');
+      weak(msg('password.reason.phone'));
     }
   }
 }

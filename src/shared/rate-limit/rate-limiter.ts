@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, type Message } from '../errors/app-error.js';
 
 export interface WindowState {
   /** Hits in the current window, this one included. */
@@ -67,7 +67,7 @@ export class RateLimiter {
    * Counts one hit against each rule in order and stops at the first rule over its limit, so a
    * request refused by an early rule does not use up the later ones.
    */
-  async consume(rules: Rule[], message: string): Promise<void> {
+  async consume(rules: Rule[], message: Message): Promise<void> {
     if (rules.length > 1 && this.store.hitInOrder && new Set(rules.map((r) => r.key)).size === rules.length) {
       const states = await this.store.hitInOrder(rules);
       states.forEach((state, i) => {
@@ -104,7 +104,7 @@ export class RateLimiter {
    * Lets `member` into the set of `rule.key` (at most `rule.limit` distinct members per window);
    * RATE_LIMITED with `message` when it is not in the set and the set is full.
    */
-  async admitMember(rule: Rule, member: string, message: string): Promise<void> {
+  async admitMember(rule: Rule, member: string, message: Message): Promise<void> {
     const { admitted, resetInSeconds } = await this.store.admitMember(rule.key, member, rule.limit, rule.windowSeconds);
     if (!admitted) throw this.refuse(rule, message, resetInSeconds);
   }
@@ -121,7 +121,7 @@ export class RateLimiter {
    * Refusals count nowhere. Once failures reach the limit the answer is `messages.locked` until the
    * window ends; while attempts in flight fill the room it is `messages.busy`, to retry in a second.
    */
-  private async admitAttempt(rules: Rule[], messages: { locked: string; busy: string }): Promise<void> {
+  private async admitAttempt(rules: Rule[], messages: { locked: Message; busy: Message }): Promise<void> {
     const admission = await this.store.admitAttempt(rules, IN_FLIGHT_SECONDS);
     switch (admission.outcome) {
       case 'admitted':
@@ -139,7 +139,7 @@ export class RateLimiter {
    * `undefined` (right, or not judged: what it was aimed at is gone), and released when it throws.
    * Returns the verdict.
    */
-  async attempt(rules: Rule[], messages: { locked: string; busy: string }, judge: () => Promise<boolean | undefined>): Promise<boolean | undefined> {
+  async attempt(rules: Rule[], messages: { locked: Message; busy: Message }, judge: () => Promise<boolean | undefined>): Promise<boolean | undefined> {
     await this.admitAttempt(rules, messages);
     let verdict: boolean | undefined;
     try {
@@ -152,7 +152,7 @@ export class RateLimiter {
     return verdict;
   }
 
-  private refuse(rule: Rule, message: string, retryAfter: number): AppError {
+  private refuse(rule: Rule, message: Message, retryAfter: number): AppError {
     this.refused(rule.name);
     return rateLimited(message, retryAfter);
   }
@@ -173,6 +173,6 @@ const IN_FLIGHT_SECONDS = 60;
 /** Attempts in flight are judged within a fraction of a second. */
 const BUSY_RETRY_SECONDS = 1;
 
-function rateLimited(message: string, retryAfter: number): AppError {
+function rateLimited(message: Message, retryAfter: number): AppError {
   return new AppError(ErrorCode.RATE_LIMITED, message, { retryAfter: Math.max(1, Math.ceil(retryAfter)) });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import jwt from 'jsonwebtoken';
-import { AppError, ErrorCode } from '../errors/app-error.js';
+import { AppError, ErrorCode, msg, type Message } from '../errors/app-error.js';
 import { isCanonicalJws } from './canonical.js';
 import { toUuid, type Uuid } from '../ids.js';
 import type { KeyRing, TokenKey } from './signing-keys.js';
@@ -209,14 +209,14 @@ function headerKid(segment: string): string | undefined {
  */
 export type UnauthenticatedReason = 'missing' | 'invalid' | 'expired' | 'session_ended';
 
-const REASON_MESSAGES: Record<UnauthenticatedReason, string> = {
-  missing: 'An access token is required',
-  invalid: 'A valid access token is required',
-  expired: 'The access token has expired; refresh it and retry',
-  session_ended: 'The session has ended; sign in again',
+const REASON_MESSAGES: Record<UnauthenticatedReason, Message> = {
+  missing: msg('token.missing'),
+  invalid: msg('token.invalid'),
+  expired: msg('token.expired'),
+  session_ended: msg('token.sessionEnded'),
 };
 
 /** UNAUTHENTICATED with its `reason` (a problem member, a GraphQL `extensions` member). */
-export function unauthenticated(reason: UnauthenticatedReason = 'invalid', message = REASON_MESSAGES[reason]): AppError {
+export function unauthenticated(reason: UnauthenticatedReason = 'invalid', message: Message = REASON_MESSAGES[reason]): AppError {
   return new AppError(ErrorCode.UNAUTHENTICATED, message, { details: { reason } });
 }
