@@ -141,6 +141,8 @@ describe('the operator console in Chinese and in English', () => {
       await page.getByRole('alert').filter({ hasText: zhMessage }).waitFor();
       expect(await page.getByRole('alert').textContent()).toBe(`服务拒绝了请求：${zhMessage} INVALID_CREDENTIALS`);
       expect(asked.at(-1)).toBe('zh-CN');
+      // The service answered in the language the console asked for.
+      expect(zhMessage).toMatch(/\p{Script=Han}/u);
       await expectAccessible(page, 'sign-in refused, zh-CN');
 
       // No answer at all: the console's own message, in Chinese.
@@ -158,6 +160,7 @@ describe('the operator console in Chinese and in English', () => {
       const enMessage = await refusal(page, 'Sign in');
       await page.getByRole('alert').filter({ hasText: 'The service refused' }).waitFor();
       expect(asked.at(-1)).toBe('en');
+      expect(enMessage).not.toMatch(/\p{Script=Han}/u);
       expect(await page.getByRole('alert').textContent()).toBe(`The service refused: ${enMessage} INVALID_CREDENTIALS`);
       await expectAccessible(page, 'sign-in refused, en');
 

@@ -155,6 +155,8 @@ describe('the account locale', () => {
     const user = await signInWithCode(t);
     const problem = expectProblem(await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: { locale } }), 400, 'VALIDATION_FAILED');
     expect(problem.fields).toEqual({ locale: 'must be zh-CN, en or null' });
+    const inChinese = await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: { locale }, headers: { 'accept-language': 'zh-CN' } });
+    expect(expectProblem(inChinese, 400, 'VALIDATION_FAILED').fields).toEqual({ locale: '必须是 zh-CN、en 或 null' });
     if (typeof locale === 'string') {
       const error = errorOf(await t.http.gql(UpdateProfileDocument, { input: { locale } }, { token: user.accessToken }), 'VALIDATION_FAILED');
       expect(error.extensions?.fields).toEqual({ locale: 'must be zh-CN, en or null' });
@@ -166,6 +168,8 @@ describe('the account locale', () => {
     const user = await signInWithCode(t);
     const problem = expectProblem(await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: {} }), 400, 'VALIDATION_FAILED');
     expect(problem.fields).toEqual({ nickname: 'is required unless locale is given' });
+    const inChinese = await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: {}, headers: { 'accept-language': 'zh' } });
+    expect(expectProblem(inChinese, 400, 'VALIDATION_FAILED').fields).toEqual({ nickname: '未提供 locale 时必填' });
     const error = errorOf(await t.http.gql(UpdateProfileDocument, { input: {} }, { token: user.accessToken }), 'VALIDATION_FAILED');
     expect(error.extensions?.fields).toEqual({ nickname: 'is required unless locale is given' });
   });
