@@ -12,7 +12,7 @@ export const FEATURES = {
   tokens: { title: 'Token signing and keys', guide: 'production.md#tokens-for-other-services-jwks' },
   sessions: { title: 'Sessions and refresh tokens', guide: 'sign-in.md#sessions-and-refresh-tokens' },
   'sign-in': { title: 'Sign-in: codes, passwords, their limits', guide: 'sign-in.md' },
-  sms: { title: 'SMS providers', guide: 'sign-in.md#sms-providers' },
+  sms: { title: 'SMS providers', guide: 'sms.md' },
   'sms-pumping': { title: 'SMS pumping defences', guide: 'sign-in.md#sms-pumping-defences' },
   'phone-changes': { title: 'Changing the phone number', guide: 'phone-changes.md' },
   'security-events': { title: 'Security events', guide: 'sign-in.md#security-events' },
