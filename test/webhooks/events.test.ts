@@ -14,7 +14,7 @@ afterAll(() => receiver.close());
 const t = useTestServer(() => webhookEnv([receiver.url]));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const USER_KEYS = ['avatarUrl', 'createdAt', 'hasPassword', 'id', 'lastLoginAt', 'nickname', 'phone', 'role'];
+const USER_KEYS = ['avatarUrl', 'createdAt', 'hasPassword', 'id', 'lastLoginAt', 'locale', 'nickname', 'phone', 'role'];
 
 /** The events about `userId` delivered so far, once `count` of them arrived, oldest first. */
 async function eventsAbout(userId: string, count: number): Promise<{ type: string; data: any }[]> {
@@ -95,6 +95,15 @@ describe('webhook events, from real API calls, signed by the Standard Webhooks s
     expect(updates[1]).toMatchObject({ nickname: 'Grace', avatarUrl: upload.body.avatarUrl, role: 'USER' });
     expect(updates[2]).toMatchObject({ nickname: 'Grace', avatarUrl: upload.body.avatarUrl, role: 'SUPPORT' });
     expectNoSecrets([user.accessToken, admin.accessToken]);
+  });
+
+  it('user.updated for a locale chosen and forgotten, with the User as it is after the change', async () => {
+    const user = await registerUser(t);
+    expect((await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: { locale: 'en' } })).status).toBe(200);
+    expect((await t.http.request('PATCH', '/api/v1/users/me', { token: user.accessToken, body: { locale: null } })).status).toBe(200);
+    // user.created and session.created of the registration, then the two updates.
+    const updates = (await eventsAbout(user.userId, 4)).filter((e) => e.type === 'user.updated').map((e) => e.data.user);
+    expect(updates.map((u) => u.locale)).toEqual(['en', null]);
   });
 
   it('user.updated for a role granted from the command line (npm run admin), sent by the running service', async () => {
