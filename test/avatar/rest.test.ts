@@ -33,7 +33,7 @@ import {
 } from './support.js';
 
 const MAX_BYTES = 65_536;
-const USER_KEYS = ['avatarUrl', 'createdAt', 'hasPassword', 'id', 'lastLoginAt', 'nickname', 'phone', 'role'];
+const USER_KEYS = ['avatarUrl', 'createdAt', 'hasPassword', 'id', 'lastLoginAt', 'locale', 'nickname', 'phone', 'role'];
 
 const t = useTestServer({ AVATAR_MAX_BYTES: String(MAX_BYTES) });
 let user: Session;
