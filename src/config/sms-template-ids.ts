@@ -1,21 +1,14 @@
 import { isLocale, LOCALES, type Locale } from '../shared/i18n/locale.js';
 import type { SmsPurpose } from '../modules/auth/sms/sms-provider.js';
-
-/** Every SMS the service sends: the code purposes and the phone change's notice; each needs a template. */
-const SMS_PURPOSES = [
-  'login',
-  'register',
-  'reset-password',
-  'delete-account',
-  'phone-change',
-  'phone-change-current',
-  'phone-change-notice',
-] as const satisfies readonly PurposeName[];
+import { SMS_TEMPLATE_PURPOSES as SMS_PURPOSES } from './sms-templates.js';
 
 /** A purpose as it is written in the JSON. */
 type PurposeName = `${SmsPurpose}`;
 
-// Fails to compile when a purpose is added to SmsPurpose and not here.
+// Every SMS the service sends needs a template: this fails to compile when a purpose is added to
+// SmsPurpose and not to SMS_TEMPLATE_PURPOSES, or the list names one that is none.
+const listed: readonly PurposeName[] = SMS_PURPOSES;
+void listed;
 type Missing = Exclude<PurposeName, (typeof SMS_PURPOSES)[number]>;
 const complete: Missing extends never ? true : never = true;
 void complete;

@@ -2,10 +2,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LocalServer } from '../helpers/local-server.js';
 import { TEST_JWT_SECRET, TEST_MFA_ENCRYPTION_KEY } from '../helpers/server.js';
 import { serviceOutputLog } from '../helpers/suite-log.js';
 import { waitFor } from '../helpers/wait.js';
@@ -30,65 +31,36 @@ export interface CapturedRequest {
 export type FakeMode = 'ok' | 'error' | 'hang' | 'reset';
 
 /** An HTTP server on 127.0.0.1 standing in for Twilio or a webhook receiver; it records every request. */
-export class FakeSmsServer {
+export class FakeSmsServer extends LocalServer {
   mode: FakeMode = 'ok';
   readonly requests: CapturedRequest[] = [];
   /** Connections dropped in `reset` mode (each one a delivery attempt). */
   resets = 0;
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly hanging = new Set<ServerResponse>();
-  port = 0;
 
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  /** Listens on `port` (a random one the first time, the same one after `down()`). */
-  async up(): Promise<void> {
-    const server = createServer((req, res) => {
-      if (this.mode === 'reset') {
-        // A request on a kept-alive connection: dropped as well.
-        this.resets += 1;
-        req.socket.destroy();
+  protected onRequest(req: IncomingMessage, res: ServerResponse): void {
+    if (this.mode === 'reset') {
+      // A request on a kept-alive connection: dropped as well.
+      this.resets += 1;
+      req.socket.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      this.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      if (this.mode === 'hang') {
+        this.hanging.add(res);
         return;
       }
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        this.requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        if (this.mode === 'hang') {
-          this.hanging.add(res);
-          return;
-        }
-        const status = this.mode === 'error' ? 500 : 201;
-        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 201 ? { sid: 'SM1', status: 'queued' } : { message: 'boom' }));
-      });
+      const status = this.mode === 'error' ? 500 : 201;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 201 ? { sid: 'SM1', status: 'queued' } : { message: 'boom' }));
     });
-    server.on('connection', (socket) => {
-      if (this.mode === 'reset') {
-        this.resets += 1;
-        socket.destroy();
-        return;
-      }
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    server.listen(this.port, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
   }
 
-  /** Stops listening: connections to the port are refused until `up()`. */
-  async down(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const res of this.hanging) res.destroy();
-    this.hanging.clear();
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  protected override accepts(): boolean {
+    if (this.mode !== 'reset') return true;
+    this.resets += 1;
+    return false;
   }
 
   clear(): void {

@@ -5,8 +5,8 @@
 // with the real API's success and error bodies. Failures on demand: an error code, no answer, a
 // dropped connection, or nothing listening.
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalServer } from '../helpers/local-server.js';
 
 type FakeMode = 'ok' | 'hang' | 'reset';
 
@@ -34,7 +34,7 @@ function sameHex(a: string, b: string): boolean {
 }
 
 /** The HTTP side shared by both fakes: modes, recording, stopping and starting on the same port. */
-abstract class FakeProvider {
+abstract class FakeProvider extends LocalServer {
   mode: FakeMode = 'ok';
   /** Answer the next sends with this error code of the provider (until cleared). */
   failWith?: string;
@@ -49,57 +49,28 @@ abstract class FakeProvider {
   tamper?: (url: string, body: Buffer) => { url: string; body: Buffer };
   /** Connections dropped in `reset` mode. */
   resets = 0;
-  port = 0;
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  private readonly hanging = new Set<ServerResponse>();
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
 
   protected abstract handle(req: IncomingMessage, body: Buffer): Answer;
 
-  async up(): Promise<void> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        this.requests += 1;
-        if (this.mode === 'reset') {
-          this.resets += 1;
-          req.socket.destroy();
-          return;
-        }
-        if (this.mode === 'hang') {
-          this.hanging.add(res);
-          return;
-        }
-        let received: Buffer = Buffer.concat(chunks);
-        if (this.tamper) ({ url: req.url, body: received } = this.tamper(req.url!, received));
-        const { status, body } = this.handle(req, received);
-        res.writeHead(status, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify(body));
-      });
+  protected onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      this.requests += 1;
+      if (this.mode === 'reset') {
+        this.resets += 1;
+        req.socket.destroy();
+        return;
+      }
+      if (this.mode === 'hang') {
+        this.hanging.add(res);
+        return;
+      }
+      let received: Buffer = Buffer.concat(chunks);
+      if (this.tamper) ({ url: req.url, body: received } = this.tamper(req.url!, received));
+      const { status, body } = this.handle(req, received);
+      res.writeHead(status, { 'content-type': 'application/json;charset=utf-8' }).end(JSON.stringify(body));
     });
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    server.listen(this.port, '127.0.0.1');
-    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  /** Stops listening: connections are refused until `up()`. */
-  async down(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    for (const res of this.hanging) res.destroy();
-    this.hanging.clear();
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
   clear(): void {
