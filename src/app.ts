@@ -15,7 +15,8 @@ import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { TrustedDocuments, trustedDocumentsOnly } from './graphql/trusted-documents.js';
-import { servedOperationTypesOnly } from './graphql/validation.js';
+import { noSubscriptionsOverHttp, servedOperationTypesOnly } from './graphql/validation.js';
+import { liveSockets, type LiveSockets } from './graphql/live-socket.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
 import { builtConsole, consoleRoutes } from './console/console.routes.js';
 import { accountRoutes } from './modules/account/account.routes.js';
@@ -75,6 +76,8 @@ export interface App {
   apollo: ApolloServer<GraphQLContext>;
   /** The HTTP server's 'clientError' listener: request timeouts answered 408, other client errors as Node answers them. */
   clientError: ReturnType<typeof clientErrorListener>;
+  /** GraphQL over WebSocket on /graphql (subscriptions), attached to the HTTP server by server.ts. */
+  sockets: LiveSockets;
 }
 
 /** Builds the Express app: /graphql, /api/v1, health, and one error handler for all of them. */
@@ -117,8 +120,11 @@ export async function createApp({ config, services, logger, ready, metrics, fast
       "GRAPHQL_TRUSTED_DOCUMENTS lacks some of the operator console's documents, which it will refuse: add dist/console/persisted-documents.json to the list, or set CONSOLE=off",
     );
   }
+  const schema = await buildAppSchema();
+  // What every document passes, over HTTP and over WebSocket.
+  const validationRules = [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals];
   const apollo = new ApolloServer<GraphQLContext>({
-    schema: await buildAppSchema(),
+    schema,
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,
     // Armor's typings name Apollo's CommonJS build; the plugins are the same objects.
     plugins: [
@@ -133,7 +139,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
       landingPagePlugin(config.graphqlExplorer),
       ...(metrics ? [metricsPlugin(metrics)] : []),
     ],
-    validationRules: [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals],
+    validationRules: [...validationRules, noSubscriptionsOverHttp],
     allowBatchedHttpRequests: false,
     // With a manifest, only its documents run: a client may not register documents of its own.
     ...(trusted && { persistedQueries: false as const }),
@@ -219,5 +225,18 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut, defaultLocale: config.defaultLocale });
   // Tracing names its spans after Express's layers: with it on, every request goes through them.
   const listener = fastPaths && !config.tracing ? withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }) : app;
-  return { express: app, listener, apollo, clientError };
+  const sockets = liveSockets({
+    schema,
+    services,
+    logger,
+    validationRules,
+    maxTokens: GRAPHQL_LIMITS.tokens,
+    trusted,
+    maxConnections: config.live.maxConnections,
+    maxMessageBytes: JSON_BODY_LIMIT_BYTES,
+    keepAliveMs: config.live.keepAliveSeconds * 1000,
+    defaultLocale: config.defaultLocale,
+    onCount: metrics && ((open) => metrics.liveSocketsOpen(open)),
+  });
+  return { express: app, listener, apollo, clientError, sockets };
 }

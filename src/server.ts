@@ -12,6 +12,8 @@ import { assertMigratable, checkSessions, databasePlan, describePlan, migrateAsP
 import type { SmsProvider } from './modules/auth/sms/index.js';
 import { WebhookDispatcher, type DispatcherOptions } from './modules/webhook/webhook.dispatcher.js';
 import { createServices, type Services } from './services.js';
+import { liveTransport } from './modules/live/live-settings.js';
+import { liveListener } from './modules/live/live-transport.js';
 import type { Logger } from './shared/logger.js';
 import { startMetricsListener, type MetricsListener } from './shared/metrics/metrics-listener.js';
 import type { Metrics } from './shared/metrics/metrics.js';
@@ -29,6 +31,8 @@ export interface RunningServer {
   metricsUrl?: string;
   /** The service's Prometheus series, when METRICS_PORT is on (the webhook outbox reports there). */
   metrics?: Metrics;
+  /** How live events travel between instances (postgres, redis, process). */
+  liveTransport: string;
   /** Stops accepting, lets in-flight requests finish, then closes the database. */
   stop(): Promise<void>;
 }
@@ -64,10 +68,16 @@ export async function startServer(config: Config, logger: Logger, options: Start
     }
     const db = await Database.open(orm, { prepare: plan.namedStatements });
     const metrics = config.metricsPort === undefined ? undefined : await newMetrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
-    const services = await createServices(config, db, logger, { sms: options.sms, metrics });
+    const live = liveTransport(config, plan);
+    if (live.warning) logger.warn(live.warning);
+    const services = await createServices(config, db, logger, { sms: options.sms, metrics, live: live.settings });
     let stopping = false;
     const ready = async () => !stopping && (await db.ping()) && (await services.storesReady());
-    const { express, listener, apollo, clientError } = await createApp({ config, services, logger, ready, metrics, fastPaths: options.fastPaths });
+    const { express, listener, apollo, clientError, sockets } = await createApp({ config, services, logger, ready, metrics, fastPaths: options.fastPaths });
+    // Live events from every instance (this one's included) to this instance's subscribers; when the
+    // listener was away, every socket re-checks its session.
+    const liveEvents = liveListener(live.settings, { message: (m) => services.live.dispatch(m), resumed: () => void services.live.recheckAll() }, logger);
+    await liveEvents.start();
     const stopJanitor = startJanitor(services.sweepers, logger);
     const stopJobs = startJobs(services.jobs, logger);
     const dispatcher = services.webhooks.enabled
@@ -83,6 +93,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       listener,
     );
     server.on('clientError', clientError);
+    sockets.attach(server);
     server.listen(config.port, config.host);
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
@@ -103,11 +114,15 @@ export async function startServer(config: Config, logger: Logger, options: Start
       db,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : describePlan(plan),
       metricsUrl: metricsOpen?.url,
+      liveTransport: live.settings.kind,
       metrics,
       async stop() {
         stopping = true;
         stopJanitor();
         stopJobs();
+        // Sockets first: they close 1001 (Going away), and their clients reconnect to another instance.
+        await sockets.close();
+        await liveEvents.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Keep-alive connections become idle as their last request finishes: close them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 100);

@@ -52,6 +52,10 @@ import { StatsService } from './modules/stats/stats.service.js';
 import { UsageService } from './modules/stats/usage.service.js';
 import { WebhookRepository } from './modules/webhook/webhook.repository.js';
 import { WebhookService } from './modules/webhook/webhook.service.js';
+import { LiveHub } from './modules/live/live-hub.js';
+import { liveTransport } from './modules/live/live-settings.js';
+import { livePublisher, type LivePublisher, type LiveTransportSettings } from './modules/live/live-transport.js';
+import { Role } from './modules/account/role.js';
 import { PasswordHasher } from './shared/password/password-hasher.js';
 import { PostgresRateLimitStore } from './shared/rate-limit/postgres-store.js';
 import { RedisRateLimitStore } from './shared/rate-limit/redis-store.js';
@@ -90,6 +94,10 @@ export interface Services {
   publicConfig: PublicConfigService;
   stats: StatsService;
   usage: UsageService;
+  /** This instance's live subscribers (GraphQL over WebSocket), fed by its listener (server.ts). */
+  live: LiveHub;
+  /** Where the use cases publish live events, in their transactions. */
+  livePublisher: LivePublisher;
   /** The webhook outbox: the changes' services write to it, the dispatcher (server.ts) sends from it. */
   webhooks: WebhookService;
   sms: SmsProvider;
@@ -128,7 +136,7 @@ export async function createServices(
   config: Config,
   db: Database,
   logger: Logger,
-  overrides: { sms?: SmsProvider; metrics?: Metrics } = {},
+  overrides: { sms?: SmsProvider; metrics?: Metrics; live?: LiveTransportSettings } = {},
 ): Promise<Services> {
   const { metrics } = overrides;
   const secret = serviceSecret(config.jwt.secret, config.dataDir);
@@ -146,13 +154,19 @@ export async function createServices(
     ttlSeconds: config.tokens.accessTtlSeconds,
   });
   const webhooks = new WebhookService(new WebhookRepository(db), config.webhooks.urls, config.webhooks.retentionDays);
-  const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays);
-  const audit = new AuditLogService(new AuditLogRepository(db), config.auditLog.retentionDays);
-  const sessions = new SessionService(new SessionRepository(db), webhooks, {
-    refreshTtlSeconds: config.tokens.refreshTtlSeconds,
-    refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
-    successorKey: refreshSuccessorKey(secret),
-  });
+  const live = livePublisher(db, overrides.live ?? liveTransport(config, { url: config.database.url ?? config.dataDir, connections: config.database.url ? config.database.poolMode : 'embedded' }).settings);
+  const events = new SecurityEventService(new SecurityEventRepository(db), config.securityEvents.retentionDays, live);
+  const audit = new AuditLogService(new AuditLogRepository(db), config.auditLog.retentionDays, live);
+  const sessions = new SessionService(
+    new SessionRepository(db),
+    webhooks,
+    {
+      refreshTtlSeconds: config.tokens.refreshTtlSeconds,
+      refreshReuseGraceSeconds: config.tokens.refreshReuseGraceSeconds,
+      successorKey: refreshSuccessorKey(secret),
+    },
+    live,
+  );
   const hasher = new PasswordHasher(config.password.bcryptCost, config.password.hashThreads);
   const sms = overrides.sms ?? createSmsProvider(config.sms, { logger, metrics });
   const redis = config.redis ? RedisRateLimitStore.connect(config.redis.url, config.redis.keyPrefix) : undefined;
@@ -298,6 +312,28 @@ export async function createServices(
     { defaultPhoneRegion: config.defaultPhoneRegion, registrationEnabled: config.registrationEnabled },
   );
   const staging = new UploadStaging(join(config.dataDir, 'tmp'), config.avatar.maxBytes);
+  const admin = new AdminService({
+    db,
+    accounts,
+    sessions,
+    events,
+    audit,
+    webhooks,
+    factors: {
+      totpEnabledOf: (ids) => mfa.totpEnabledOf(ids),
+      passkeyCountsOf: (ids) => passkeys.countsOf(ids),
+      identitiesOf: (ids) => identities.listForUsers(ids),
+    } satisfies FactorSummaries,
+    pendingSignIns,
+    phoneChanges,
+  });
+  const hub = new LiveHub({
+    liveUser: (sessionId, userId) => sessions.liveUser(sessionId, userId),
+    auditEntry: (id) => audit.entry(id),
+    mayReadAudit: (role) => admin.allows(role, Role.SUPPORT),
+    logger,
+    delivered: metrics && ((type, seconds) => metrics.liveEventDelivered(type, seconds)),
+  });
   const statsRepository = new StatsRepository(db);
   return {
     auth,
@@ -307,21 +343,9 @@ export async function createServices(
     authenticator: new Authenticator(tokens, sessions),
     accounts,
     mfa,
-    admin: new AdminService({
-      db,
-      accounts,
-      sessions,
-      events,
-      audit,
-      webhooks,
-      factors: {
-        totpEnabledOf: (ids) => mfa.totpEnabledOf(ids),
-        passkeyCountsOf: (ids) => passkeys.countsOf(ids),
-        identitiesOf: (ids) => identities.listForUsers(ids),
-      } satisfies FactorSummaries,
-      pendingSignIns,
-      phoneChanges,
-    }),
+    admin,
+    live: hub,
+    livePublisher: live,
     sessions,
     passkeys,
     phoneChanges,
@@ -344,6 +368,7 @@ export async function createServices(
       stopWatchingKeys();
       await hasher.close();
       await redis?.close();
+      await live.close();
     },
   };
 }

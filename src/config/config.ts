@@ -178,6 +178,16 @@ export const envSchema = z.object({
     .register(configDocs, { feature: 'redis', type: 'URL', values: '`redis://` or `rediss://`', description: 'Rate-limit counters in Redis instead of PostgreSQL.' }),
   REDIS_KEY_PREFIX: z.string().default('meeting-accounts:')
     .register(configDocs, { feature: 'redis', description: 'The prefix of the counters\' keys in Redis.' }),
+  LIVE_EVENTS_TRANSPORT: z.enum(['postgres', 'redis', 'process']).optional()
+    .register(configDocs, {
+      feature: 'live-events',
+      default: '`process` on the embedded database; `redis` with `REDIS_URL`; else `postgres` (`process` behind a transaction-mode pooler without `DATABASE_DIRECT_URL`, said at start)',
+      description: 'How live events reach the other instances: `postgres` (NOTIFY in the transaction that makes the change, LISTEN on a connection of its own to `DATABASE_DIRECT_URL`, else `DATABASE_URL`), `redis` (PUBLISH after the commit, SUBSCRIBE on `REDIS_URL`), `process` (this process only: one instance).',
+    }),
+  WS_MAX_CONNECTIONS: int(1, 1_000_000).default(10000)
+    .register(configDocs, { feature: 'live-events', description: 'WebSocket connections open at once on an instance; the next upgrade is answered 503 with Retry-After.' }),
+  WS_KEEPALIVE_SECONDS: int(1, 300).default(12)
+    .register(configDocs, { feature: 'live-events', description: 'A ping to each socket this often; one that has not answered the previous ping is cut.' }),
   AVATAR_STORAGE: z.enum(['local', 's3']).default('local')
     .register(configDocs, { feature: 'avatars', description: '`local` (under `DATA_DIR/avatars`) or `s3`.' }),
   S3_BUCKET: z.string().optional()
@@ -277,6 +287,8 @@ export interface Config {
    * `preparedStatements`: named prepared statements on hot paths (session mode only).
    */
   database: { url?: string; directUrl?: string; poolMode: 'session' | 'transaction'; poolSize: number; preparedStatements: boolean };
+  /** Live account events (API.md 10.2): the transport when set (else decided from the database, see liveTransport), the sockets' limits. */
+  live: { transport?: 'postgres' | 'redis' | 'process'; maxConnections: number; keepAliveSeconds: number };
   dataDir: string;
   migrateOnStart: boolean;
   /**
@@ -555,6 +567,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<Co
     corsOrigins: origins,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
+    live: { transport: e.LIVE_EVENTS_TRANSPORT, maxConnections: e.WS_MAX_CONNECTIONS, keepAliveSeconds: e.WS_KEEPALIVE_SECONDS },
     tracing,
     webhooks,
     mfa: {
@@ -574,6 +587,11 @@ function checkDatabase(e: Environment, problems: string[]): void {
   }
   if (!e.DATABASE_URL && e.DATABASE_DIRECT_URL) {
     problems.push('DATABASE_DIRECT_URL: only used with DATABASE_URL (the direct connection to the PostgreSQL behind its pooler)');
+  }
+  if (e.LIVE_EVENTS_TRANSPORT === 'redis' && !e.REDIS_URL) problems.push('LIVE_EVENTS_TRANSPORT: redis needs REDIS_URL');
+  if (e.LIVE_EVENTS_TRANSPORT === 'postgres' && !e.DATABASE_URL) problems.push('LIVE_EVENTS_TRANSPORT: postgres needs DATABASE_URL (the embedded database delivers within its process: leave it unset)');
+  if (e.LIVE_EVENTS_TRANSPORT === 'postgres' && e.DATABASE_POOL_MODE === 'transaction' && !e.DATABASE_DIRECT_URL) {
+    problems.push('LIVE_EVENTS_TRANSPORT: postgres behind a transaction-mode pooler needs DATABASE_DIRECT_URL (a LISTEN holds a session, which the pooler does not keep)');
   }
   if (e.DATABASE_POOL_MODE === 'transaction' && e.DATABASE_PREPARED_STATEMENTS === true) {
     problems.push('DATABASE_PREPARED_STATEMENTS: named prepared statements cannot work with DATABASE_POOL_MODE=transaction (the pooler hands each transaction another server connection); leave it unset');

@@ -20,6 +20,7 @@ export const FEATURES = {
   passkeys: { title: 'Passkeys', guide: 'second-factors.md#passkeys' },
   'identity-providers': { title: 'External identity providers (OpenID Connect)', guide: 'identity-providers.md' },
   graph: { title: 'GraphQL: explorer and trusted documents', guide: 'graph.md' },
+  'live-events': { title: 'Live account events (subscriptions)', guide: 'live-events.md' },
   operators: { title: 'Operators and the console', guide: 'operators.md' },
   webhooks: { title: 'Webhooks', guide: 'webhooks.md' },
   avatars: { title: 'Avatars and their storage', guide: 'decisions.md' },

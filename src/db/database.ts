@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ForeignKeyConstraintViolationException, TransactionPropagation, UniqueConstraintViolationException, type EntityClass } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Transaction } from 'kysely';
@@ -20,6 +21,8 @@ export class Database {
   private readonly quote: (id: string) => string;
   /** Transactions open in this process: with none, explicit SQL skips looking for one. */
   private open = 0;
+  /** What runs once the outermost transaction of the caller commits (see afterCommit). */
+  private readonly committed = new AsyncLocalStorage<{ listeners: Array<() => void>; open: boolean }>();
 
   /**
    * `prepare` is off for the embedded database: PGlite is one session behind every socket
@@ -51,10 +54,31 @@ export class Database {
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     this.open++;
     try {
-      return await this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED });
+      if (this.committed.getStore()?.open) return await this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED });
+      // Work started inside and still running after the end (a fire-and-forget write) sees this
+      // store closed, and commits on its own.
+      const outer = { listeners: [] as Array<() => void>, open: true };
+      let result: T;
+      try {
+        result = await this.committed.run(outer, () => this.orm.em.transactional(() => work(), { propagation: TransactionPropagation.REQUIRED }));
+      } finally {
+        outer.open = false;
+      }
+      for (const listener of outer.listeners) listener();
+      return result;
     } finally {
       this.open--;
     }
+  }
+
+  /**
+   * Runs `listener` once the caller's transaction has committed (never when it rolls back), or at
+   * once outside a transaction (each statement there commits by itself). It must not throw.
+   */
+  afterCommit(listener: () => void): void {
+    const outer = this.open > 0 ? this.committed.getStore() : undefined;
+    if (outer?.open) outer.listeners.push(listener);
+    else listener();
   }
 
   /**

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Request } from 'express';
 import type { Principal } from '../modules/account/principal.js';
+import type { LiveConnection } from '../modules/live/live-hub.js';
 import type { UserView } from '../modules/account/user.view.js';
 import type { Services } from '../services.js';
 import { clientInfo, type ClientInfo } from '../shared/http/request-context.js';
@@ -19,14 +20,17 @@ export class GraphQLContext {
   constructor(
     readonly services: Services,
     readonly requestId: string,
-    private readonly req: Request,
-    /** Already authenticated before the body was read (file uploads, see guardedUploads). */
+    /** The HTTP request; none for an operation on a WebSocket (see live-socket.ts). */
+    private readonly req: Request | undefined,
+    /** Already authenticated before the body was read (file uploads, see guardedUploads), or when the socket connected. */
     private readonly authenticated: Principal | undefined,
+    /** The socket a subscription came on. */
+    readonly live?: LiveConnection,
   ) {}
 
   /** The caller's address and user agent; only sign-in and password changes record them. */
   get client(): ClientInfo {
-    return (this.knownClient ??= clientInfo(this.req));
+    return (this.knownClient ??= this.req ? clientInfo(this.req) : { requestId: this.requestId });
   }
 
   /**
@@ -44,13 +48,13 @@ export class GraphQLContext {
 
   /** Whether the request came with a credential to authenticate (an Authorization header). */
   presentsBearer(): boolean {
-    return this.authenticated !== undefined || this.req.get('authorization') !== undefined;
+    return this.authenticated !== undefined || this.req?.get('authorization') !== undefined;
   }
 
   /** Authenticates on first use and remembers the answer for the rest of the operation. */
   principal(): Promise<Principal> {
     return (this.principalPromise ??= this.authenticated
       ? Promise.resolve(this.authenticated)
-      : this.services.authenticator.authenticate(this.req.get('authorization')));
+      : this.services.authenticator.authenticate(this.req?.get('authorization')));
   }
 }

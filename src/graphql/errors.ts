@@ -176,3 +176,12 @@ export function errorPlugin(logger: Logger, defaultLocale: Locale): ApolloServer
     },
   };
 }
+
+/**
+ * An error of an operation served outside Apollo (a subscription over WebSocket), as Apollo would
+ * answer it: catalogued code, message in `locale`, the operation's id as its request id.
+ */
+export function formatOutsideApollo(error: GraphQLError, locale: Locale, requestId: string): GraphQLFormattedError {
+  const told = inLocale(formatError(error.toJSON(), error), locale);
+  return { ...told, extensions: { ...told.extensions, requestId } };
+}

@@ -62,6 +62,9 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     DATABASE_POOL_SIZE: process.env.TEST_EMBEDDED_DATABASE ? '1' : '5',
     // Every connection to the runner's embedded database shares PGlite's one session.
     ...(process.env.TEST_EMBEDDED_DATABASE ? { DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
+    // Its servers share one process, as the embedded database's instances do: live events go through it
+    // (PGlite's socket server is one session, which cannot carry a LISTEN of its own).
+    ...(process.env.TEST_EMBEDDED_DATABASE ? { LIVE_EVENTS_TRANSPORT: 'process' } : {}),
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dir,

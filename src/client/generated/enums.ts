@@ -1,3 +1,17 @@
+/** What happened to the signed-in account (see accountEvents) */
+export type AccountEventType =
+  | 'ACCOUNT_BLOCKED'
+  | 'IDENTITY_LINKED'
+  | 'IDENTITY_UNLINKED'
+  | 'MFA_CHANGED'
+  | 'NEW_SIGN_IN'
+  | 'PHONE_CHANGED'
+  | 'PHONE_CHANGE_REQUESTED'
+  | 'PROFILE_UPDATED'
+  | 'ROLE_CHANGED'
+  | 'SESSION_REVOKED'
+  | 'SIGNED_OUT_EVERYWHERE';
+
 /** Whether an operator has blocked the account */
 export type AccountStatus =
   | 'ACTIVE'

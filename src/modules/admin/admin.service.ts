@@ -89,9 +89,14 @@ const RANK: Record<Role, number> = { [Role.USER]: 0, [Role.SUPPORT]: 1, [Role.AD
 export class AdminService {
   constructor(private readonly deps: AdminDependencies) {}
 
+  /** Whether `role` includes `needed`. */
+  allows(role: Role, needed: Role.SUPPORT | Role.ADMIN): boolean {
+    return RANK[role] >= RANK[needed];
+  }
+
   /** FORBIDDEN unless the caller's role includes `needed`. */
   authorize(principal: Principal, needed: Role.SUPPORT | Role.ADMIN): void {
-    if (RANK[principal.user.role] < RANK[needed]) {
+    if (!this.allows(principal.user.role, needed)) {
       throw new AppError(ErrorCode.FORBIDDEN, msg('admin.roleNeeded', { role: needed }));
     }
   }

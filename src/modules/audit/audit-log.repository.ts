@@ -19,13 +19,19 @@ export class AuditLogRepository {
   constructor(private readonly db: Database) {
     const a = db.names(AuditEntry);
     const columns = [a.actorId, a.action, a.targetUserId, a.detail, a.ip, a.userAgent, a.requestId];
-    this.insert = `insert into ${a.table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
+    this.insert = `insert into ${a.table} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning ${a.id} as id`;
   }
 
   /** Inside the caller's transaction: the entry commits with the action it records, or not at all. */
-  async append(entry: NewAuditEntry): Promise<void> {
+  /** The new entry's id. */
+  async append(entry: NewAuditEntry): Promise<string> {
     const { actorId, action, targetUserId, detail, ip, userAgent, requestId } = entry;
-    await this.db.rows(this.insert, [actorId, action, targetUserId, JSON.stringify(detail), ip, userAgent, requestId], 'audit_log_insert');
+    const row = await this.db.one<{ id: string }>(this.insert, [actorId, action, targetUserId, JSON.stringify(detail), ip, userAgent, requestId], 'audit_log_insert');
+    return String(row!.id);
+  }
+
+  findById(id: string): Promise<AuditEntry | null> {
+    return this.db.em().findOne(AuditEntry, { id });
   }
 
   /** Entries older than `beforeId` (all when absent), newest first, at most `limit`. */

@@ -6,6 +6,8 @@ import type { Uuid } from '../../shared/ids.js';
 import { toUserView, type UserView } from '../account/user.view.js';
 import type { WebhookService } from '../webhook/webhook.service.js';
 import type { SessionFactors, SessionRepository } from './session.repository.js';
+import { AccountEventType, accountMessage } from '../live/account-event.js';
+import type { LivePublisher } from '../live/live-transport.js';
 
 export interface SessionView {
   id: string;
@@ -54,6 +56,8 @@ export class SessionService {
     private readonly sessions: SessionRepository,
     private readonly webhooks: WebhookService,
     private readonly settings: SessionSettings,
+    /** Live events: the account's sockets learn of every session that ends (API.md 10.2). */
+    private readonly live: LivePublisher,
   ) {}
 
   /**
@@ -178,7 +182,10 @@ export class SessionService {
   /** Revokes one live session of this user; false when there is none with that id. */
   async revokeOwn(userId: Uuid, sessionId: Uuid): Promise<boolean> {
     const revoked = await this.sessions.revokeOwn(userId, sessionId);
-    if (revoked) await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId } });
+    if (revoked) {
+      await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId } });
+      await this.live.publish(accountMessage(userId, AccountEventType.SESSION_REVOKED, sessionId));
+    }
     return revoked;
   }
 
@@ -186,17 +193,20 @@ export class SessionService {
   async revokeOthers(userId: string, keepSessionId: string): Promise<void> {
     await this.sessions.revokeAllOf(userId, keepSessionId);
     await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, all: true } });
+    await this.live.publish(accountMessage(userId, AccountEventType.SIGNED_OUT_EVERYWHERE, null, { exceptSessionId: keepSessionId }));
   }
 
   /** One session of `userId`. */
   async revoke(userId: string, sessionId: string): Promise<void> {
     await this.sessions.revoke(sessionId);
     await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, sessionId } });
+    await this.live.publish(accountMessage(userId, AccountEventType.SESSION_REVOKED, sessionId));
   }
 
-  async revokeAllOf(userId: string): Promise<void> {
+  async revokeAllOf(userId: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.sessions.revokeAllOf(userId);
     await this.webhooks.enqueue({ type: 'session.revoked', data: { userId, all: true } });
+    await this.live.publish(accountMessage(userId, AccountEventType.SIGNED_OUT_EVERYWHERE, null, detail));
   }
 
   sweepExpired(): Promise<Record<string, number>> {

@@ -24,6 +24,9 @@ export class Metrics implements AuthMetrics, SmsProviderMetrics {
   private readonly smsProviderAnswers: Counter<'provider' | 'outcome'>;
   private readonly rateLimits: Counter<'limit'>;
   private readonly webhookDeliveries: Counter<'event' | 'outcome'>;
+  private readonly liveEvents: Counter<'type'>;
+  private readonly liveLatency: Histogram;
+  private readonly liveSockets: Gauge;
   private hashQueueDepth: () => number = () => 0;
   private webhookPending?: () => Promise<number>;
 
@@ -82,6 +85,23 @@ export class Metrics implements AuthMetrics, SmsProviderMetrics {
       labelNames: ['event', 'outcome'],
       registers,
     });
+    this.liveSockets = new Gauge({
+      name: 'live_sockets_open',
+      help: 'GraphQL WebSocket connections open on this instance',
+      registers,
+    });
+    this.liveEvents = new Counter({
+      name: 'live_events_delivered_total',
+      help: 'Live events sent to subscribers, by type (the account event types, AUDIT_ENTRY)',
+      labelNames: ['type'],
+      registers,
+    });
+    this.liveLatency = new Histogram({
+      name: 'live_event_delivery_seconds',
+      help: 'Time from a live event being published (in the transaction of its change) to its delivery to a subscriber on this instance',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5],
+      registers,
+    });
     new Gauge({
       name: 'webhook_outbox_pending',
       help: 'Webhook deliveries waiting to be sent or retried',
@@ -127,6 +147,16 @@ export class Metrics implements AuthMetrics, SmsProviderMetrics {
   /** For the webhook dispatcher: one delivery attempt of an event of type `event` ended with `outcome`. */
   webhookDelivered(event: string, outcome: string): void {
     this.webhookDeliveries.inc({ event, outcome });
+  }
+
+  /** One live event sent to one subscriber, `seconds` after its publication. */
+  liveEventDelivered(type: string, seconds: number): void {
+    this.liveEvents.inc({ type });
+    this.liveLatency.observe(seconds);
+  }
+
+  liveSocketsOpen(open: number): void {
+    this.liveSockets.set(open);
   }
 
   /** For the webhook outbox: how many deliveries wait, asked at each scrape. */
