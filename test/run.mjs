@@ -20,7 +20,8 @@ import { findPgBouncer, freePort, startPgBouncer } from './pgbouncer.mjs';
  * two instances, refresh rotation and reuse detection, the limits across two instances, concurrent
  * single-use races, webhook outbox claims, admin block, and instances migrating a database together;
  * phone changes applied by the janitor's job on another instance and their races for one number;
- * and the refresh grace window's races and the logout by refresh token (API.md 10.5) on two instances.
+ * and the refresh grace window's races and the logout by refresh token (API.md 10.5) on two instances;
+ * live events between two instances, their listener on DATABASE_DIRECT_URL killed and back (API.md 10.2).
  */
 const POOLER_PASS = [
   'test/rest/login.test.ts',
@@ -41,6 +42,8 @@ const POOLER_PASS = [
   'test/phone-change/waiting.test.ts',
   'test/phone-change/taken.test.ts',
   'test/migrations.test.ts',
+  'test/live/account-events.test.ts',
+  'test/live/listener.test.ts',
 ];
 
 /**
@@ -93,6 +96,7 @@ const ENGINE_INDEPENDENT = [
   'test/federation/service-sdl.test.ts',
   'test/openapi.test.ts',
   'test/error-codes.test.ts',
+  'test/live/sockets.test.ts',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -97,7 +97,8 @@ export function liveSockets(options: LiveSocketOptions): LiveSockets {
       try {
         document = parse(text, { maxTokens: options.maxTokens });
       } catch (error) {
-        const tooMany = error instanceof GraphQLError && /token limit/i.test(error.message);
+        // graphql-js says "Document contains more that (sic) N tokens. Parsing aborted."
+        const tooMany = error instanceof GraphQLError && / tokens\. Parsing aborted/.test(error.message);
         const refusal = tooMany ? new AppError(ErrorCode.VALIDATION_FAILED, msg('graphql.tooManyTokens', { max: options.maxTokens })) : undefined;
         return refusal ? refuse(refusal) : [new GraphQLError(error instanceof Error ? error.message : String(error), { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })];
       }

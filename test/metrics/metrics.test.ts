@@ -7,6 +7,8 @@ import { GOOD_PASSWORD, registerUser, requestCode, signInWithCode } from '../hel
 import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { parse, scrape } from './support.js';
+import { ACCOUNT_EVENTS, liveClient } from '../helpers/live.js';
+import { waitFor } from '../helpers/wait.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { codeAt, enrolledUser, mfaTokenByPassword, steadyStep, VERIFY } from '../mfa/support.js';
 import { accepted, addPasskey, newLoginChallenge, passkeyLogin, refusal, registrationOptions, verifyMfa } from '../passkeys/support.js';
@@ -265,6 +267,26 @@ describe('metrics: the series', () => {
     expect(first.series('webhook_outbox_pending')).toEqual([{}]);
     expect(first.value('webhook_outbox_pending')).toBe(0);
     expect(first.series('webhook_deliveries_total')).toEqual([]);
+  });
+
+  it('counts open sockets and live events delivered, and times their delivery', async () => {
+    const user = await registerUser(t);
+    const before = await scrape(t);
+    expect(before.value('live_sockets_open')).toBe(0);
+    const live = liveClient(t.url, user.accessToken);
+    try {
+      const sub = live.subscribe(ACCOUNT_EVENTS);
+      expect(await waitFor(async () => (await scrape(t)).value('live_sockets_open') === 1 && t.server.services.live.connections === 1, 3000)).toBe(true);
+      await waitFor(() => t.server.services.live.subscriptionsOf(JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()).sid, user.userId) === 1, 3000, 10);
+      await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Ada' }, token: user.accessToken });
+      await sub.waitFor(1);
+      const after = await scrape(t);
+      expect(after.value('live_events_delivered_total', { type: 'PROFILE_UPDATED' }) - before.value('live_events_delivered_total', { type: 'PROFILE_UPDATED' })).toBe(1);
+      expect(after.value('live_event_delivery_seconds_count') - before.value('live_event_delivery_seconds_count')).toBe(1);
+    } finally {
+      await live.dispose();
+    }
+    expect(await waitFor(async () => (await scrape(t)).value('live_sockets_open') === 0, 3000)).toBe(true);
   });
 
   it('never holds a phone, an id, a token, an address or a raw path', async () => {

@@ -54,7 +54,7 @@ export function parseLiveMessage(text: string): LiveMessage | undefined {
   const m = value as Record<string, unknown>;
   if (typeof m.at !== 'number') return undefined;
   if (m.k === 'audit' && typeof m.a === 'string') return m as LiveMessage;
-  if (m.k === 'account' && typeof m.u === 'string' && typeof m.t === 'string' && m.t in AccountEventType && (m.s === null || typeof m.s === 'string') && m.d !== null && typeof m.d === 'object') {
+  if (m.k === 'account' && typeof m.u === 'string' && typeof m.t === 'string' && Object.hasOwn(AccountEventType, m.t) && (m.s === null || typeof m.s === 'string') && m.d !== null && typeof m.d === 'object') {
     return m as LiveMessage;
   }
   return undefined;

@@ -213,7 +213,14 @@ class PostgresListener implements LiveListener {
 
 function redisListener(settings: { url: string; keyPrefix: string }, receive: (text: string) => void, resumed: () => void, logger: Logger): LiveListener {
   const channel = `${settings.keyPrefix}${CHANNEL}`;
-  const redis = new Redis(settings.url, { lazyConnect: true, maxRetriesPerRequest: null, connectTimeout: 5_000, retryStrategy: (times) => Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** times) });
+  const redis = new Redis(settings.url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    connectTimeout: 5_000,
+    retryStrategy: (times) => Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** times),
+    // CLIENT LIST shows which connection listens for which deployment.
+    connectionName: `${settings.keyPrefix}live-events`,
+  });
   let lost = false;
   let listening = false;
   redis.on('error', (error: unknown) => {
