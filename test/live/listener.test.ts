@@ -83,7 +83,7 @@ const postgres = !process.env.TEST_EMBEDDED_DATABASE;
 });
 
 describeWithRedis('Redis pub/sub', (redis) => {
-  const pair = instancePair(() => redis.env);
+  const pair = instancePair(() => ({ ...redis.env, LIVE_EVENTS_TRANSPORT: 'redis' }));
 
   it('the instances listen through Redis, and a logout on B closes the socket on A with 4401', async () => {
     expect(pair.a.server.liveTransport).toBe('redis');
