@@ -21,7 +21,7 @@ export interface LiveClient {
   dispose(): Promise<void>;
 }
 
-export interface LiveSubscription<T> {
+interface LiveSubscription<T> {
   /** The `data` of each result, in order. */
   events: T[];
   /** The errors of `error` messages and of `next` messages that carried them. */

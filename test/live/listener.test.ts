@@ -8,6 +8,7 @@ import { describeWithRedis, instancePair, type Pair } from '../helpers/instances
 import { ACCOUNT_EVENTS, liveClient, type LiveClient } from '../helpers/live.js';
 import type { TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { LISTENER_APPLICATION_NAME } from '../../src/modules/live/live-transport.js';
 
 const open: LiveClient[] = [];
 afterEach(async () => {
@@ -72,7 +73,8 @@ const postgres = !process.env.TEST_EMBEDDED_DATABASE;
   const pair = instancePair(() => ({}));
   listenerLoss(pair, async () => {
     const rows = await pair.a.sql<{ killed: boolean }>(
-      `select pg_terminate_backend(pid) as killed from pg_stat_activity where application_name = 'meeting-accounts live events' and datname = current_database()`,
+      'select pg_terminate_backend(pid) as killed from pg_stat_activity where application_name = $1 and datname = current_database()',
+      [LISTENER_APPLICATION_NAME],
     );
     return rows.filter((r) => r.killed).length;
   });

@@ -9,7 +9,7 @@ import { mayEndSessions, type AccountEvent, type LiveMessage } from './account-e
 /** A subscriber's events not yet taken by its socket: past this the client is not reading. */
 const FEED_LIMIT = 100;
 /** What a socket may hold unsent (bytes) before its client counts as not reading. */
-export const SOCKET_BUFFER_LIMIT = 1024 * 1024;
+const SOCKET_BUFFER_LIMIT = 1024 * 1024;
 /** Events of one account a moment apart are delivered before its sockets re-check their sessions. */
 const RECHECK_AFTER_MS = 20;
 

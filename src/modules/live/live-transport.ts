@@ -13,7 +13,7 @@ import { parseLiveMessage, type LiveMessage } from './account-event.js';
  * - `redis`: PUBLISH once the transaction has committed, SUBSCRIBE on a connection of its own;
  * - `process`: within this process only (the embedded database, which one process holds).
  */
-export type LiveTransportKind = 'postgres' | 'redis' | 'process';
+type LiveTransportKind = 'postgres' | 'redis' | 'process';
 
 /** The channel's name: PostgreSQL's NOTIFY channel, Redis's after the key prefix. */
 const CHANNEL = 'meeting_accounts_live';

@@ -12,7 +12,7 @@ import type { LiveConnection } from './live-hub.js';
 registerEnumType(AccountEventType, { name: 'AccountEventType', description: "What happened to the signed-in account (see accountEvents)" });
 
 @ObjectType('AccountEvent', { description: 'Something that happened to the signed-in account, delivered as it commits' })
-export class AccountEventObject {
+class AccountEventObject {
   @Field(() => AccountEventType)
   type!: AccountEventType;
 
@@ -30,7 +30,7 @@ export class AccountEventObject {
 }
 
 /** The most subscriptions one session holds at a time on an instance (API.md 10.2). */
-export const SUBSCRIPTIONS_PER_SESSION = 5;
+const SUBSCRIPTIONS_PER_SESSION = 5;
 
 /** The socket an operation came on: subscriptions are served over WebSocket only. */
 function socketOf(ctx: GraphQLContext): LiveConnection {
