@@ -78,6 +78,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     // listener was away, every socket re-checks its session.
     const liveEvents = liveListener(live.settings, { message: (m) => services.live.dispatch(m), resumed: () => void services.live.recheckAll() }, logger);
     await liveEvents.start();
+    const stopSweep = services.live.sweepEvery(LIVE_SWEEP_MS);
     const stopJanitor = startJanitor(services.sweepers, logger);
     const stopJobs = startJobs(services.jobs, logger);
     const dispatcher = services.webhooks.enabled
@@ -121,6 +122,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
         stopJanitor();
         stopJobs();
         // Sockets first: they close 1001 (Going away), and their clients reconnect to another instance.
+        stopSweep();
         await sockets.close();
         await liveEvents.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -148,6 +150,9 @@ export async function startServer(config: Config, logger: Logger, options: Start
     throw error;
   }
 }
+
+/** How often every live socket re-checks its session, whatever the events said (see LiveHub.sweepEvery). */
+const LIVE_SWEEP_MS = 60_000;
 
 /**
  * How often Node looks for connections past their timeouts (30 s by default, which let a stalled

@@ -252,6 +252,16 @@ export class LiveHub {
     );
   }
 
+  /**
+   * Every `ms`, every socket re-checks its session: what no event announces (a session that expired,
+   * a publication lost after its commit) closes its socket within that time.
+   */
+  sweepEvery(ms: number): () => void {
+    const timer = setInterval(() => void this.recheckAll(), ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   /** Every socket of this instance re-checks its session (the listener lost events while away). */
   recheckAll(): Promise<void> {
     const all: LiveConnection[] = [];
