@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../shared/logger.js';
 import { parseLiveMessage, type LiveMessage } from './account-event.js';
+import { LiveRepository } from './live.repository.js';
 
 /**
  * How live events travel between instances (API.md 10.2):
@@ -61,15 +62,15 @@ export function livePublisher(db: Database, settings: LiveTransportSettings): Li
     db.afterCommit(() => send(text));
   };
   switch (settings.kind) {
-    case 'postgres':
+    case 'postgres': {
+      const notices = new LiveRepository(db);
       return {
         kind: 'postgres',
-        async publish(message) {
-          await db.rows('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(message)], 'live_notify');
-        },
+        publish: (message) => notices.notify(CHANNEL, JSON.stringify(message)),
         inline: (message) => ({ channel: CHANNEL, payload: JSON.stringify(message) }),
         close: async () => undefined,
       };
+    }
     case 'redis': {
       const { url, keyPrefix } = settings.redis!;
       let redis: Redis | undefined;
