@@ -68,7 +68,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     }
     const db = await Database.open(orm, { prepare: plan.namedStatements });
     const metrics = config.metricsPort === undefined ? undefined : await newMetrics((series, error) => logger.warn({ err: error, series }, 'a metric could not be collected'));
-    const live = liveTransport(config, plan);
+    const live = liveTransport(config, plan, plan.connections === 'session' && !config.live.transport ? await db.serverVersion().catch(() => '') : '');
     if (live.warning) logger.warn(live.warning);
     const services = await createServices(config, db, logger, { sms: options.sms, metrics, live: live.settings });
     let stopping = false;

@@ -135,6 +135,11 @@ export class Database {
     this.orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => listener() });
   }
 
+  /** What `select version()` says: PostgreSQL's version, or PGlite's behind a socket server. */
+  async serverVersion(): Promise<string> {
+    return (await this.pool.query<{ version: string }>('select version() as version')).rows[0]!.version;
+  }
+
   /** Whether the database answers a query now (readiness). */
   ping(): Promise<boolean> {
     return this.pool.query('select 1').then(

@@ -9,9 +9,9 @@ const URL = 'postgres://accounts@pgbouncer:6432/accounts';
 const DIRECT = 'postgres://accounts@postgres:5432/accounts';
 const REDIS = 'redis://redis:6379';
 
-function decided(env: Record<string, string>) {
+function decided(env: Record<string, string>, serverVersion = 'PostgreSQL 17.2 on x86_64-pc-linux-gnu') {
   const config = loadConfig({ NODE_ENV: 'test', ...env });
-  return liveTransport(config, databasePlan(config, 'postgres://postgres@127.0.0.1:1/embedded'));
+  return liveTransport(config, databasePlan(config, 'postgres://postgres@127.0.0.1:1/embedded'), serverVersion);
 }
 
 describe('the live events transport', () => {
@@ -33,6 +33,13 @@ describe('the live events transport', () => {
     const { settings, warning } = decided({ DATABASE_URL: URL, DATABASE_POOL_MODE: 'transaction', MIGRATE_ON_START: 'false' });
     expect(settings.kind).toBe('process');
     expect(warning).toMatch(/Set DATABASE_DIRECT_URL .* or REDIS_URL/);
+  });
+
+  it("DATABASE_URL leading to PGlite's socket server: within the process, saying why", () => {
+    const { settings, warning } = decided({ DATABASE_URL: DIRECT }, 'PostgreSQL 18.6 (PGlite 0.5.14) on wasm32-unknown-emscripten');
+    expect(settings.kind).toBe('process');
+    expect(warning).toMatch(/PGlite/);
+    expect(decided({ DATABASE_URL: DIRECT, LIVE_EVENTS_TRANSPORT: 'postgres' }, 'PostgreSQL 18.6 (PGlite 0.5.14)').settings.kind).toBe('postgres');
   });
 
   it('with REDIS_URL: Redis pub/sub, under the key prefix', () => {

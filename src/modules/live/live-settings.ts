@@ -7,13 +7,24 @@ import type { LiveTransportSettings } from './live-transport.js';
  * when the choice limits them to this process although the database is shared, why: the start-up
  * log says it.
  */
-export function liveTransport(config: Config, plan: Pick<DatabasePlan, 'url' | 'connections'>): { settings: LiveTransportSettings; warning?: string } {
+export function liveTransport(
+  config: Config,
+  plan: Pick<DatabasePlan, 'url' | 'connections'>,
+  /** The server's `select version()`, when known: PGlite's socket server is one session for every connection. */
+  serverVersion = '',
+): { settings: LiveTransportSettings; warning?: string } {
   const database = plan.url;
   const { redis } = config;
   const { directUrl } = config.database;
   const chosen = config.live.transport;
   if (chosen === 'process' || (!chosen && plan.connections === 'embedded')) return { settings: { kind: 'process', database } };
   if (chosen === 'redis' || (!chosen && redis)) return { settings: { kind: 'redis', database, redis } };
+  if (!chosen && /\bPGlite\b/.test(serverVersion)) {
+    return {
+      settings: { kind: 'process', database },
+      warning: 'DATABASE_URL leads to PGlite, whose connections share one session and cannot LISTEN: live events reach only the sockets of this process',
+    };
+  }
   if (plan.connections === 'transaction' && !directUrl) {
     return {
       settings: { kind: 'process', database },
