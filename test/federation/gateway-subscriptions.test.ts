@@ -10,7 +10,7 @@ import { registerUser, type Session } from '../helpers/factories.js';
 import { keysIn, useKeyFileServer } from '../helpers/keys.js';
 import { ACCOUNT_EVENTS, liveClient, type LiveClient } from '../helpers/live.js';
 import { claimsOf, forgeSigned } from '../helpers/tokens.js';
-import { sleep, waitFor } from '../helpers/wait.js';
+import { waitFor } from '../helpers/wait.js';
 import { startGateway, startRecorder, type Recorder, type RunningGateway } from './gateway-support.js';
 import { composeProductGraph } from './product-graph.js';
 
@@ -195,5 +195,9 @@ function eventStream(res: Response): { messages: { event: string; data: unknown 
       }
     }
   };
-  return { messages, ended: Promise.race([read(), sleep(3000).then(() => Promise.reject(new Error(`the stream did not end: ${JSON.stringify(messages)}`)))]) };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the stream did not end within 3 s: ${JSON.stringify(messages)}`)), 3000);
+  });
+  return { messages, ended: Promise.race([read(), late]).finally(() => clearTimeout(timer)) };
 }
