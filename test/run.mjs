@@ -63,6 +63,7 @@ const BROWSER_AND_GATEWAY = [
   'test/identity/web-flow.test.ts',
   'test/identity/provider.test.ts',
   'test/federation/gateway.test.ts',
+  'test/federation/gateway-subscriptions.test.ts',
   'test/client/browser.test.ts',
 ];
 
