@@ -163,7 +163,7 @@ export async function liveBench(adminUrl: string, databaseName: string, port: nu
     // The subscribe messages follow each acknowledgement: A is idle once it has run them all.
     await waitIdle(a.pid);
     const after = await memoryAfterGc(inspectorPort);
-    // What the open sockets cost A at rest (keep-alive pings), so that the cost of a change can leave it out.
+    // What the open sockets cost A at rest (keep-alive pings), beside its CPU while the changes arrive.
     const restTicks = cpuTicksOf(a.pid);
     await sleep(REST_MS);
     const restUsPerSecond = ((cpuTicksOf(a.pid) - restTicks) * 10_000) / (REST_MS / 1000);
