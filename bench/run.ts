@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency,pooler runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency,pooler,live runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -10,6 +10,7 @@ import { cpus } from 'node:os';
 import { adminSearchBench } from './admin-search.bench.js';
 import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
+import { liveBench } from './live.bench.js';
 import { log } from './load.js';
 import { metricsBench } from './metrics.bench.js';
 import { mfaLatencyBench, mfaThroughputBench } from './mfa.bench.js';
@@ -45,7 +46,8 @@ async function section(name: string, work: () => Promise<Row[]>): Promise<void> 
 await section('startup', () => startupBench(adminUrl));
 
 // BENCH_DATABASE_NAME: another name, for two checkouts benchmarking against one PostgreSQL.
-const databaseUrl = await freshDatabase(adminUrl, process.env.BENCH_DATABASE_NAME ?? 'meeting_accounts_bench');
+const databaseName = process.env.BENCH_DATABASE_NAME ?? 'meeting_accounts_bench';
+const databaseUrl = await freshDatabase(adminUrl, databaseName);
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
@@ -76,6 +78,7 @@ try {
   await section('mfa-latency', () => mfaLatencyBench(databaseUrl, 4721));
   await section('webhooks', () => webhooksBench(adminUrl, 4716));
   await section('pooler', () => poolerBench(adminUrl, 4740));
+  await section('live', () => liveBench(adminUrl, `${databaseName}_live`, 4750));
 } finally {
   await service.stop();
 }

@@ -38,9 +38,9 @@ export const SERVICE_ENV = {
 
 /**
  * Starts the built service (dist/) as its own process, so its memory can be measured alone; from
- * another checkout's build with `checkout` (bench/builds.ts).
+ * another checkout's build with `checkout` (bench/builds.ts); `nodeArgs` go to its Node.
  */
-export async function startService(env: Record<string, string>, port: number, checkout = root): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, port: number, checkout = root, nodeArgs: string[] = []): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'meeting-accounts-bench-'));
   const outbox = join(dataDir, 'sms.jsonl');
   const child = await startProcess(
@@ -49,7 +49,7 @@ export async function startService(env: Record<string, string>, port: number, ch
     port,
     '/readyz',
     // e.g. BENCH_SERVICE_NODE_ARGS=--cpu-prof to profile the service under the benchmark's load.
-    process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
+    [...nodeArgs, ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
   );
   return {
     ...child,
@@ -121,6 +121,33 @@ async function codeSentTo(service: ServiceProcess, phone: string, purpose: strin
 export async function signIn(service: ServiceProcess, phone: string): Promise<string> {
   const code = await codeSentTo(service, phone, 'login');
   return (await postJson<{ accessToken: string }>(service, '/api/v1/auth/login', { phone, code })).accessToken;
+}
+
+/**
+ * Signs in new accounts by SMS code, `batch` at a time: each batch's codes are sent together and read
+ * from the outbox in one pass (a read per code would read the growing file thousands of times).
+ * Their access tokens, in the order of `phones`.
+ */
+export async function signInAll(service: ServiceProcess, phones: readonly string[], batch = 50): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < phones.length; i += batch) {
+    const some = phones.slice(i, i + batch);
+    await Promise.all(some.map((phone) => postJson(service, '/api/v1/auth/send-code', { phone, purpose: 'login' })));
+    const codes = new Map<string, string>();
+    for (const line of readFileSync(service.outbox, 'utf8').trim().split('\n')) {
+      const sent = JSON.parse(line) as { phone: string; code: string };
+      codes.set(sent.phone, sent.code);
+    }
+    const signedIn = await Promise.all(
+      some.map((phone) => {
+        const code = codes.get(phone);
+        if (!code) throw new Error(`no code was sent to ${phone}`);
+        return postJson<{ accessToken: string }>(service, '/api/v1/auth/login', { phone, code });
+      }),
+    );
+    tokens.push(...signedIn.map((s) => s.accessToken));
+  }
+  return tokens;
 }
 
 /** Registers a new account with `password` (by SMS code) and returns its access token. */
