@@ -229,15 +229,21 @@ export async function liveBench(adminUrl: string, databaseName: string, port: nu
   }
 }
 
-/** A row of event latencies from just before the request, with those from B's response, and the events lost. */
+/**
+ * A row of event latencies: its p50/p99 and target from the event's publication in the change's
+ * transaction on B (the issue's "from a change committed on another instance to the event received":
+ * B stamps `at` just before its commit) to the event on A's client socket; beside them, from just
+ * before the request (B's queueing included) and from B's response, and the events lost.
+ */
 function eventRow(name: string, samples: (Sample | undefined)[], note: string): Row {
   const arrived = samples.filter((s): s is Sample => s !== undefined);
   const lost = samples.length - arrived.length;
   const fromSend = arrived.map((s) => s.fromSend);
-  const p = percentiles(fromSend);
+  const fromPublication = arrived.map((s) => s.fromPublication!);
+  const p = percentiles(fromPublication);
   const value =
-    `from just before the request: ${summary(fromSend)}; from publication (the event's at): ${summary(arrived.map((s) => s.fromPublication!))}; ` +
+    `from publication (the event's at, in B's transaction): ${summary(fromPublication)}; from just before the request: ${summary(fromSend)}; ` +
     `from B's response: ${summary(arrived.map((s) => s.fromResponse))}; B answered in ${summary(arrived.map((s) => s.fromSend - s.fromResponse))}; ${lost} lost; ${note}`;
   log(`${name}: ${value}`);
-  return { case: name, p50: p.p50, p99: p.p99, value, target: `p99 < ${EVENT_P99_TARGET_MS} ms`, pass: lost === 0 && p.p99 < EVENT_P99_TARGET_MS };
+  return { case: name, p50: p.p50, p99: p.p99, value, target: `p99 < ${EVENT_P99_TARGET_MS} ms from the commit`, pass: lost === 0 && p.p99 < EVENT_P99_TARGET_MS };
 }
