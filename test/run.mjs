@@ -58,6 +58,7 @@ const BROWSER_AND_GATEWAY = [
   'test/console/search.test.ts',
   'test/console/phone-change.test.ts',
   'test/console/languages.test.ts',
+  'test/console/live.test.ts',
   'test/graphql/explorer.test.ts',
   'test/passkeys/browser.test.ts',
   'test/identity/web-flow.test.ts',

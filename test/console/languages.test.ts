@@ -231,6 +231,8 @@ describe('the operator console in Chinese and in English', () => {
       await page.getByRole('link', { name: '审计日志' }).click();
       await page.getByRole('heading', { name: '审计日志' }).waitFor();
       await page.getByRole('table', { name: '审计记录，从新到旧' }).or(page.getByText('审计日志为空。')).waitFor();
+      // The live indicator, in Chinese too.
+      await page.getByRole('status').filter({ hasText: /^实时$/ }).waitFor();
       await expectAccessible(page, 'audit log, zh-CN');
       await page.getByRole('link', { name: 'Webhook 投递' }).click();
       await page.getByRole('heading', { name: 'Webhook 投递' }).waitFor();

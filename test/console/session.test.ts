@@ -1,7 +1,8 @@
 // The operator console end to end (API.md 9.3): its session (refreshed before the access token
-// expires; ended elsewhere, back to the sign-in form with a message) and its page's confinement to
-// its own origin (the CSP header, an injected inline script and a request elsewhere refused). In
-// Chromium, against the real service started with the console's trusted documents only.
+// expires; ended elsewhere, back to the sign-in form with a message, at once when the live socket
+// tells of it) and its page's confinement to its own origin (the CSP header, an injected inline
+// script and a request elsewhere refused). In Chromium, against the real service started with the
+// console's trusted documents only.
 import { describe, expect } from '@jest/globals';
 import { GOOD_PASSWORD, registerUser } from '../helpers/factories.js';
 import { newPhone } from '../helpers/server.js';
@@ -34,14 +35,23 @@ describe("the operator console's session and page", () => {
       await page.goBack();
       await page.getByRole('heading', { name: `Account ${user.phone}` }).waitFor();
 
-      // Signed out everywhere from elsewhere: the next action finds the session over.
-      const elsewhere = await t.http.post('/api/v1/auth/login-password', { phone: support.phone, password: GOOD_PASSWORD });
-      expect((await t.http.post('/api/v1/auth/logout', { allSessions: true }, { token: elsewhere.body.accessToken })).status).toBe(204);
+      // The session ended where no live event tells of it (in the database itself): the next action
+      // finds it over.
+      await t.sql('update sessions set revoked_at = now() where user_id = $1', [support.userId]);
       await button(page, 'Revoke all sessions…').click();
       await button(page, 'Revoke all sessions').click();
       await page.getByText('Your session has ended (UNAUTHENTICATED): sign in again to go on where you were.').waitFor();
       expect(new URL(page.url()).pathname).toBe(`/console/users/${user.userId}`);
       await expectAccessible(page, 'sign-in after the session ended');
+      await signInWithPassword(page, support.phone);
+      await page.getByRole('heading', { name: `Account ${user.phone}` }).waitFor();
+
+      // Signed out everywhere from elsewhere: the live socket tells the console at once (live.test.ts
+      // times it); signed in again, the same page.
+      const elsewhere = await t.http.post('/api/v1/auth/login-password', { phone: support.phone, password: GOOD_PASSWORD });
+      expect((await t.http.post('/api/v1/auth/logout', { allSessions: true }, { token: elsewhere.body.accessToken })).status).toBe(204);
+      await page.getByText('Signed out elsewhere: this session was ended on another device or by an operator.').waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/console/users/${user.userId}`);
       await signInWithPassword(page, support.phone);
       await page.getByRole('heading', { name: `Account ${user.phone}` }).waitFor();
       await leave(seen, origin());

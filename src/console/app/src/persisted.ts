@@ -36,3 +36,12 @@ export function hashOf(document: DocumentNode): string {
 export function textOf(node: ASTNode, print: (node: ASTNode) => string): string {
   return node.kind === Kind.DOCUMENT ? entryOf(node).text : print(node);
 }
+
+/**
+ * A subscription's request over the WebSocket: the manifest's text, which the server hashes to find
+ * it in its manifest (or runs, without one), and its hash as `extensions.persistedQuery` says it.
+ */
+export function requestOf(document: DocumentNode): { query: string; extensions: { persistedQuery: { version: 1; sha256Hash: string } } } {
+  const { hash, text } = entryOf(document);
+  return { query: text, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
+}

@@ -23,6 +23,10 @@ export interface SessionState {
 const earlyMs = (lifeMs: number) => Math.min(60_000, lifeMs / 4);
 
 const ENDED = (code: string): Message => ({ key: 'session.ended', values: { code } });
+const ELSEWHERE: Message = { key: 'session.signedOutElsewhere' };
+
+/** How long before its expiry an access token is renewed before it opens the live socket. */
+const SOCKET_EARLY_MS = 5_000;
 
 /**
  * The operator's session, in the client module's memory store (no localStorage, sessionStorage or
@@ -38,6 +42,8 @@ export class Session {
   private client?: ApolloClient;
   /** What to tell the operator when the store's session ends next (the reason a refresh was refused). */
   private endNotice?: Message;
+  /** A refresh under way because the live socket closed 4401: its refusal means the session ended elsewhere. */
+  private confirming = false;
 
   constructor() {
     this.store.subscribe((change) => {
@@ -84,7 +90,7 @@ export class Session {
       const refusal = apiErrorOf(error);
       // No answer at all: the access token serves while it lasts, and the next request tries again.
       if (!refusal) throw error;
-      this.endNotice = ENDED(refusal.code);
+      this.endNotice = this.confirming ? ELSEWHERE : ENDED(refusal.code);
       return undefined;
     }
     if (payload.user.role === 'USER') {
@@ -101,6 +107,41 @@ export class Session {
     this.store.end('signed_out');
     const ended = access ? await this.logout(access) : true;
     this.set({ notice: { key: ended ? 'session.signedOut' : 'session.signedOutLocally' } });
+  }
+
+  /** The access token for the live socket's `connection_init`, renewed first when it is about to expire. */
+  async freshAccessToken(): Promise<string | undefined> {
+    const tokens = this.store.current();
+    if (!tokens || tokens.expiresAt - Date.now() > SOCKET_EARLY_MS) return tokens?.accessToken;
+    return (await this.store.refresh(tokens.accessToken, this.exchange))?.accessToken;
+  }
+
+  /**
+   * The live socket told of this session's end (its own revocation, or every session's): back to the
+   * sign-in form at once, without a request to find out.
+   */
+  endedElsewhere(): void {
+    if (!this.store.current()) return;
+    this.endNotice = ELSEWHERE;
+    void this.store.end('session_ended');
+  }
+
+  /**
+   * The live socket closed 4401: the session ended, or the service did not take the token (its key
+   * retired). A refresh tells which; its refusal ends the session with the same notice. True while
+   * the session lives (no answer at all counts as living: the next request finds out).
+   */
+  async stillSignedIn(): Promise<boolean> {
+    const tokens = this.store.current();
+    if (!tokens) return false;
+    this.confirming = true;
+    try {
+      return (await this.store.refresh(tokens.accessToken, this.exchange)) !== undefined;
+    } catch {
+      return this.store.current() !== undefined;
+    } finally {
+      this.confirming = false;
+    }
   }
 
   /** Renews the tokens before the access token of `issued` expires, and shows the operator. */
