@@ -6,6 +6,7 @@ import { instancePair } from '../helpers/instances.js';
 import { enrolledUser, steadyStep } from '../mfa/support.js';
 import { ACCOUNT_EVENTS, AUDIT_ENTRIES, liveClient, type LiveClient } from '../helpers/live.js';
 import { newPhone, type TestServer } from '../helpers/server.js';
+import { claimsOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
 
 const { a, b } = instancePair(() => ({}));
@@ -27,7 +28,7 @@ async function subscribed(t: TestServer, session: Session, query = ACCOUNT_EVENT
 }
 
 function sessionOf(session: Session): string {
-  return JSON.parse(Buffer.from(session.accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
+  return claimsOf(session.accessToken).sid;
 }
 
 async function operator(t: TestServer, role: 'SUPPORT' | 'ADMIN'): Promise<Session> {

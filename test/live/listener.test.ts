@@ -7,6 +7,7 @@ import { registerUser, type Session } from '../helpers/factories.js';
 import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
 import { ACCOUNT_EVENTS, liveClient, type LiveClient } from '../helpers/live.js';
 import type { TestServer } from '../helpers/server.js';
+import { claimsOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
 import { LISTENER_APPLICATION_NAME } from '../../src/modules/live/live-transport.js';
 
@@ -16,7 +17,7 @@ afterEach(async () => {
 });
 
 function sessionOf(session: Session): string {
-  return JSON.parse(Buffer.from(session.accessToken.split('.')[1]!, 'base64url').toString()).sid as string;
+  return claimsOf(session.accessToken).sid;
 }
 
 async function subscribed(t: TestServer, session: Session) {

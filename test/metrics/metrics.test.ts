@@ -8,6 +8,7 @@ import { newPhone, useTestServer } from '../helpers/server.js';
 import { expectProblem } from '../rest/support.js';
 import { parse, scrape } from './support.js';
 import { ACCOUNT_EVENTS, liveClient } from '../helpers/live.js';
+import { claimsOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
 import { SoftAuthenticator } from '../helpers/soft-authenticator.js';
 import { codeAt, enrolledUser, mfaTokenByPassword, steadyStep, VERIFY } from '../mfa/support.js';
@@ -277,7 +278,7 @@ describe('metrics: the series', () => {
     try {
       const sub = live.subscribe(ACCOUNT_EVENTS);
       expect(await waitFor(async () => (await scrape(t)).value('live_sockets_open') === 1 && t.server.services.live.connections === 1, 3000)).toBe(true);
-      await waitFor(() => t.server.services.live.subscriptionsOf(JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()).sid, user.userId) === 1, 3000, 10);
+      await waitFor(() => t.server.services.live.subscriptionsOf(claimsOf(user.accessToken).sid, user.userId) === 1, 3000, 10);
       await t.http.request('PATCH', '/api/v1/users/me', { body: { nickname: 'Ada' }, token: user.accessToken });
       await sub.waitFor(1);
       const after = await scrape(t);
