@@ -120,14 +120,15 @@ describe('a security-event cursor past the range of event ids', () => {
   });
 });
 
-describe('a GraphQL operation of a type the schema has no root for', () => {
+describe('a GraphQL subscription over HTTP (subscriptions are served over WebSocket)', () => {
+  // Each document is refused by the rule alone: its fields exist on Subscription, or it asks none.
   const SUBSCRIPTIONS = [
-    'subscription { x }',
-    'subscription { __typename }',
-    'subscription Events { mySecurityEvents { edges { cursor } } }',
+    'subscription { accountEvents { __typename } }',
+    'subscription Events { accountEvents { type } }',
+    'subscription Audit { adminAuditEntries { id action } }',
   ];
 
-  it('is VALIDATION_FAILED (400), anonymously or signed in, by POST or GET, and writes no error line', async () => {
+  it('is VALIDATION_FAILED (400), anonymously or signed in, by POST or GET, pointing at WebSocket, and writes no error line', async () => {
     const { accessToken } = await signInWithCode(t);
     for (const query of SUBSCRIPTIONS) {
       for (const token of [undefined, accessToken]) {
@@ -136,11 +137,18 @@ describe('a GraphQL operation of a type the schema has no root for', () => {
         for (const [how, res] of [['POST', post], ['GET', get]] as const) {
           const label = `${how} ${query} ${token ? 'signed in' : 'anonymously'}`;
           expect({ label, status: res.status }).toEqual({ label, status: 400 });
-          expect(errorOf(res, 'VALIDATION_FAILED').message).toBe('This service has no subscription operations');
+          expect(errorOf(res, 'VALIDATION_FAILED').message).toBe('Subscriptions are served over WebSocket (graphql-transport-ws) at /graphql, not over HTTP');
           expectLoggedAsClientError(res, label);
         }
       }
     }
+  });
+
+  it('one that does not fit the schema either is refused for both, each VALIDATION_FAILED', async () => {
+    const res = await t.http.post('/graphql', { query: 'subscription { mySecurityEvents { edges { cursor } } }' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual(['VALIDATION_FAILED', 'VALIDATION_FAILED']);
+    expectLoggedAsClientError(res, 'a subscription of a query field');
   });
 });
 
