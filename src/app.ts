@@ -15,7 +15,7 @@ import { graphqlExplorer, landingPagePlugin } from './graphql/explorer.js';
 import { graphqlErrorDocument, graphqlErrorHandler, guardedUploads, limitTokens, servedMethodsOnly } from './graphql/http.js';
 import { buildAppSchema } from './graphql/schema.js';
 import { TrustedDocuments, trustedDocumentsOnly } from './graphql/trusted-documents.js';
-import { noSubscriptionsOverHttp, servedOperationTypesOnly } from './graphql/validation.js';
+import { noSubscriptionsOverHttp } from './graphql/validation.js';
 import { liveSockets, type LiveSockets } from './graphql/live-socket.js';
 import { inputChecksPlugin, storableStringLiterals } from './graphql/input-checks.js';
 import { builtConsole, consoleRoutes } from './console/console.routes.js';
@@ -122,7 +122,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   }
   const schema = await buildAppSchema();
   // What every document passes, over HTTP and over WebSocket.
-  const validationRules = [...armor.validationRules, servedOperationTypesOnly, storableStringLiterals];
+  const validationRules = [...armor.validationRules, storableStringLiterals];
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     formatError: config.isProduction ? formatErrorWithoutSuggestions : formatError,

@@ -2,6 +2,9 @@
 // protocol), recording what arrives and how the socket closed.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
+import type { Session } from './factories.js';
+import type { TestServer } from './server.js';
+import { claimsOf } from './tokens.js';
 import { waitFor } from './wait.js';
 
 export interface Closed {
@@ -111,3 +114,19 @@ export function liveClient(baseUrl: string, token: string | undefined, connectio
 
 export const ACCOUNT_EVENTS = 'subscription { accountEvents { type at sessionId detail } }';
 export const AUDIT_ENTRIES = 'subscription { adminAuditEntries { id action actorId targetUserId detail } }';
+
+/**
+ * A socket on `t` with the session's token (added to `open`, for the test's cleanup) and a
+ * subscription, returned once the server holds `holding` subscriptions of that session: what a test
+ * then changes cannot race the subscribe.
+ */
+export async function heldSubscription(t: TestServer, session: Session, open: LiveClient[], query = ACCOUNT_EVENTS, holding = 1) {
+  const live = liveClient(t.url, session.accessToken);
+  open.push(live);
+  const sub = live.subscribe(query);
+  const { sid } = claimsOf(session.accessToken);
+  if (!(await waitFor(() => t.server.services.live.subscriptionsOf(sid, session.userId) >= holding, 3000, 10))) {
+    throw new Error(`the subscription was not held (errors: ${JSON.stringify(sub.errors)}, closed: ${JSON.stringify(live.closed())})`);
+  }
+  return { live, sub };
+}

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { clearRateLimits, GOOD_PASSWORD, registerUser, type Session } from '../helpers/factories.js';
 import { instancePair } from '../helpers/instances.js';
 import { enrolledUser, steadyStep } from '../mfa/support.js';
-import { ACCOUNT_EVENTS, AUDIT_ENTRIES, liveClient, type LiveClient } from '../helpers/live.js';
+import { ACCOUNT_EVENTS, AUDIT_ENTRIES, heldSubscription, liveClient, type LiveClient } from '../helpers/live.js';
 import { newPhone, type TestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
@@ -15,17 +15,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.dispose()));
 });
 
-/** A socket on `t` with the session's token, and its accountEvents subscription, once the server holds it. */
-async function subscribed(t: TestServer, session: Session, query = ACCOUNT_EVENTS, holding = 1) {
-  const live = liveClient(t.url, session.accessToken);
-  open.push(live);
-  const sub = live.subscribe(query);
-  const sessionId = sessionOf(session);
-  if (!(await waitFor(() => t.server.services.live.subscriptionsOf(sessionId, session.userId) >= holding, 3000, 10))) {
-    throw new Error(`the subscription was not held (errors: ${JSON.stringify(sub.errors)}, closed: ${JSON.stringify(live.closed())})`);
-  }
-  return { live, sub };
-}
+const subscribed = (t: TestServer, session: Session, query?: string) => heldSubscription(t, session, open, query);
 
 function sessionOf(session: Session): string {
   return claimsOf(session.accessToken).sid;
@@ -129,6 +119,25 @@ describe('accountEvents across instances', () => {
     await enrolledUser(b, await steadyStep(), user);
     await waitFor(() => sub.events.some((e: any) => e.accountEvents.type === 'MFA_CHANGED'), 2000, 10);
     expect(sub.events.map((e: any) => e.accountEvents)).toContainEqual(expect.objectContaining({ type: 'MFA_CHANGED', detail: { change: 'MFA_ENABLED' } }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(live.closed()).toBeUndefined();
+  });
+
+  it('a phone change with both proofs on B: PHONE_CHANGED, naming the previous number masked', async () => {
+    const user = await registerUser(a, newPhone());
+    const { live, sub } = await subscribed(a, user);
+    const phone = newPhone();
+    const token = { token: user.accessToken };
+    expect((await b.http.post('/api/v1/users/me/phone-change', { phone }, token)).status).toBe(201);
+    expect((await b.http.post('/api/v1/users/me/phone-change/verify-new', { code: await b.codeFor(phone, 'phone-change') }, token)).status).toBe(200);
+    await clearRateLimits(b); // the current phone had its registration code a moment ago
+    expect((await b.http.post('/api/v1/users/me/phone-change/send-current-code', undefined, token)).status).toBeLessThan(300);
+    const applied = await b.http.post('/api/v1/users/me/phone-change/verify-account', { code: await b.codeFor(user.phone, 'phone-change-current') }, token);
+    expect(applied.body.status).toBe('APPLIED');
+    await waitFor(() => sub.events.some((e: any) => e.accountEvents.type === 'PHONE_CHANGED'), 2000, 10);
+    const changed = sub.events.map((e: any) => e.accountEvents).find((e: any) => e.type === 'PHONE_CHANGED');
+    expect(changed?.detail.phoneMasked).toMatch(new RegExp(`\\*${user.phone.slice(-4)}$`));
+    // Both proofs given: no session ends, the socket stays.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(live.closed()).toBeUndefined();
   });

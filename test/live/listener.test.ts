@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { registerUser, type Session } from '../helpers/factories.js';
 import { describeWithRedis, instancePair, type Pair } from '../helpers/instances.js';
-import { ACCOUNT_EVENTS, liveClient, type LiveClient } from '../helpers/live.js';
+import { ACCOUNT_EVENTS, heldSubscription, type LiveClient } from '../helpers/live.js';
 import type { TestServer } from '../helpers/server.js';
 import { claimsOf } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/wait.js';
@@ -20,13 +20,7 @@ function sessionOf(session: Session): string {
   return claimsOf(session.accessToken).sid;
 }
 
-async function subscribed(t: TestServer, session: Session) {
-  const live = liveClient(t.url, session.accessToken);
-  open.push(live);
-  const sub = live.subscribe(ACCOUNT_EVENTS);
-  if (!(await waitFor(() => t.server.services.live.subscriptionsOf(sessionOf(session), session.userId) === 1, 3000, 10))) throw new Error('the subscription was not held');
-  return { live, sub };
-}
+const subscribed = (t: TestServer, session: Session) => heldSubscription(t, session, open);
 
 /**
  * The listener of both instances loses its connection (`kill`); meanwhile a session ends in a way that

@@ -1,5 +1,5 @@
 import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
-import { Ctx, Field, ID, ObjectType, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { AppError, ErrorCode, msg } from '../../shared/errors/app-error.js';
 import { unauthenticated } from '../../shared/tokens/access-token.js';
@@ -63,7 +63,7 @@ export class LiveResolver {
       return socket.auditEntries();
     },
   })
-  adminAuditEntries(@Root() entry: AuditEntryView, @Ctx() _ctx: GraphQLContext): AuditEntryView {
+  adminAuditEntries(@Root() entry: AuditEntryView): AuditEntryView {
     return entry;
   }
 }
