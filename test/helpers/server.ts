@@ -10,9 +10,9 @@ import { startServer, type RunningServer, type StartOptions } from '../../src/se
 import { pino } from 'pino';
 import { HttpClient } from './http.js';
 import { testServerLogger } from './suite-log.js';
+import { TEST_JWT_SECRET } from './tokens.js';
 
-/** Fixed in tests so that they can forge tokens (expired, tampered) with the real key. */
-export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+export { TEST_JWT_SECRET } from './tokens.js';
 /** 32 bytes as hex: the key of the stored TOTP secrets, required in production. */
 export const TEST_MFA_ENCRYPTION_KEY = '0f'.repeat(32);
 

@@ -3,7 +3,12 @@
 import jwt from 'jsonwebtoken';
 import { SignJWT } from 'jose';
 import { randomUUID, type KeyObject } from 'node:crypto';
-import { TEST_JWT_SECRET } from './server.js';
+
+/**
+ * Fixed in tests so that they can forge tokens (expired, tampered) with the real key. Here rather than
+ * in server.ts, which needs jest: the benchmark's WebSocket clients use this module outside jest.
+ */
+export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
 /** The claims of the service's access tokens. */
 export interface Claims {
