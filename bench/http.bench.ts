@@ -90,7 +90,7 @@ export async function graphqlBench(options: HttpBenchOptions): Promise<Row[]> {
   return rows;
 }
 
-const FRONTEND_DOCUMENT = `query FirstScreen {
+export const FRONTEND_DOCUMENT = `query FirstScreen {
   me { id phone nickname avatarUrl hasPassword createdAt lastLoginAt }
   mySessions { id current createdAt lastUsedAt userAgent ip }
   myStats { activeSessions daysSinceRegistration hostedMeetingMinutes lastLoginAt }

@@ -1,6 +1,6 @@
 // `npm run bench`: benchmarks against a fresh database on the machine's PostgreSQL; prints a
 // table and exits non-zero when a target is missed. Not part of `npm test`.
-// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency,pooler,live runs a subset (for working on one case);
+// BENCH_ONLY=startup,avatar,stats,rest,rest-es256,rest-eddsa,graphql,latency,metrics,tracing,send-code,sms-pumping,admin-search,password,webhooks,mfa,mfa-latency,pooler,live runs a subset (for working on one case);
 // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service (see profile-top.ts).
 // BENCH_SIDE_BY_SIDE=1 BENCH_ONLY=rest,graphql loads each server and its baseline at the same time
 // (steadier ratios on a drifting VM, and CPU time per request): for telling whether a change helps.
@@ -10,6 +10,7 @@ import { cpus } from 'node:os';
 import { adminSearchBench } from './admin-search.bench.js';
 import { avatarBench } from './avatar.bench.js';
 import { graphqlBench, restAlgorithmBench, restBench } from './http.bench.js';
+import { latencyBench } from './latency.bench.js';
 import { liveBench } from './live.bench.js';
 import { log } from './load.js';
 import { metricsBench } from './metrics.bench.js';
@@ -68,6 +69,9 @@ try {
   await section('rest-es256', () => restAlgorithmBench(http, 'ES256', 4712));
   await section('rest-eddsa', () => restAlgorithmBench(http, 'EdDSA', 4713));
   await section('graphql', () => graphqlBench(http));
+  await section('latency', () =>
+    latencyBench({ service, databaseUrl, serviceEnv, counterPort: 4722, baselineEnv: { DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(POOL_SIZE), JWT_SECRET: SERVICE_ENV.JWT_SECRET } }),
+  );
   await section('metrics', () => metricsBench(service, serviceEnv, 4716));
   await section('tracing', () => tracingBench(http, 4719));
   await section('send-code', () => sendCodeBench(service));
