@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MeDocument } from '../generated/client/graphql.js';
-import { signInWithCode, type Session } from '../helpers/factories.js';
+import { GOOD_PASSWORD, registerUser, signInWithCode, type Session } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
 import { claimsOf, forgeToken } from '../helpers/tokens.js';
 
@@ -55,5 +55,35 @@ describe('session checks of concurrent requests', () => {
     const [first, second] = await Promise.all([blocked, other].map((s) => t.http.get('/api/v1/users/me', { token: s!.accessToken })));
     expect(first!.status).toBe(401);
     expect({ status: second!.status, id: second!.body.id }).toEqual({ status: 200, id: other!.userId });
+  });
+
+  it("gives each of concurrent first screens its own account's sessions, listed and counted from one read", async () => {
+    // Accounts with one, two and three sessions, their first screens asked together and alone.
+    const accounts: Session[][] = [];
+    for (let n = 1; n <= 6; n++) {
+      const first = await registerUser(t);
+      const more: Session[] = [];
+      for (let i = 0; i < n % 3; i++) {
+        const res = await t.http.post('/api/v1/auth/login-password', { phone: first.phone, password: GOOD_PASSWORD });
+        expect(res.status).toBe(200);
+        more.push({ ...first, accessToken: res.body.accessToken, refreshToken: res.body.refreshToken });
+      }
+      accounts.push([first, ...more]);
+    }
+    const query = 'query FirstScreen { me { id } mySessions { id current } myStats { activeSessions } myMfa { totp recoveryCodesLeft passkeys } }';
+    const ask = (s: Session) => t.http.request('POST', '/graphql', { token: s.accessToken, body: { query } });
+    for (const together of [true, false]) {
+      const answers = together ? await Promise.all(accounts.map((a) => ask(a.at(-1)!))) : [await ask(accounts[0]!.at(-1)!)];
+      answers.forEach((res, i) => {
+        const own = accounts[i]!;
+        const data = res.body.data;
+        expect(res.body.errors).toBeUndefined();
+        expect(data.me.id).toBe(own[0]!.userId);
+        expect(data.mySessions.map((x: { id: string }) => x.id).sort()).toEqual(own.map((x) => claimsOf(x.accessToken).sid).sort());
+        expect(data.mySessions.filter((x: { current: boolean }) => x.current).map((x: { id: string }) => x.id)).toEqual([claimsOf(own.at(-1)!.accessToken).sid]);
+        expect(data.myStats.activeSessions).toBe(own.length);
+        expect(data.myMfa).toEqual({ totp: false, recoveryCodesLeft: 0, passkeys: 0 });
+      });
+    }
   });
 });

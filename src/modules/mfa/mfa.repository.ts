@@ -60,7 +60,7 @@ export class MfaRepository {
     | 'useRecoveryCode'
     | 'useStepSpendingToken'
     | 'useRecoveryCodeSpendingToken'
-    | 'codesLeft'
+    | 'secondFactors'
     | 'createChallenge'
     | 'createStepUp'
     | 'lockChallenge'
@@ -95,7 +95,9 @@ export class MfaRepository {
                  where ${f.user} = $1 and ${f.confirmedAt} is null and ${f.secretSealed} = $3 returning 1 as ok`,
       useStep: `update ${f.table} set ${step.set} where ${step.where} returning 1 as ok`,
       useRecoveryCode: `update ${r.table} set ${recovery.set} where ${recovery.where} returning 1 as ok`,
-      codesLeft: `select count(*)::int as n from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null`,
+      // What an account's second-factor status shows, in one statement (the first screen asks it).
+      secondFactors: `select exists (select 1 from ${f.table} where ${f.user} = $1 and ${f.confirmedAt} is not null) as totp,
+                             (select count(*)::int from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null) as "recoveryCodesLeft"`,
       createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt}, ${c.externalSignIn}, ${c.purpose})
                         values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5), $6::jsonb, $7)`,
       // One statement: a session's new step-up token replaces its earlier ones, so that asking again
@@ -179,8 +181,9 @@ export class MfaRepository {
     return new Set(rows.map((row) => row.user.id));
   }
 
-  async recoveryCodesLeft(userId: string): Promise<number> {
-    return (await this.db.one<{ n: number }>(this.sql.codesLeft, [userId], 'mfa_codes_left'))?.n ?? 0;
+  /** Whether TOTP is on, and how many unused recovery codes are left. */
+  async secondFactors(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number }> {
+    return (await this.db.one<{ totp: boolean; recoveryCodesLeft: number }>(this.sql.secondFactors, [userId], 'mfa_second_factors'))!;
   }
 
   async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {

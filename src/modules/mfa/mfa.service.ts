@@ -96,8 +96,8 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
 
   async status(userId: string): Promise<MfaStatus> {
     const { mfa, passkeys } = this.deps;
-    const [factor, recoveryCodesLeft, passkeyCount] = await Promise.all([mfa.factor(userId), mfa.recoveryCodesLeft(userId), passkeys.countOf(userId)]);
-    return { totp: factor?.confirmed ?? false, recoveryCodesLeft, passkeys: passkeyCount };
+    const [{ totp, recoveryCodesLeft }, passkeyCount] = await Promise.all([mfa.secondFactors(userId), passkeys.countOf(userId)]);
+    return { totp, recoveryCodesLeft, passkeys: passkeyCount };
   }
 
   /** Those of `userIds` with TOTP on, for the operators' view of accounts. */

@@ -34,7 +34,7 @@ export class StatsService {
   async forUser(userId: string): Promise<UserStats> {
     const [activity, activeSessions, meetings] = await Promise.all([
       this.accounts.activity(userId),
-      this.sessions.countLive(userId),
+      this.sessions.countLiveListed(userId),
       this.stats.figures(userId),
     ]);
     return {
