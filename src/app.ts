@@ -8,6 +8,7 @@ import type { Config } from './config/config.js';
 import { apolloHandler } from './graphql/apollo-handler.js';
 import { GraphQLContext } from './graphql/context.js';
 import { withGraphqlFastPath } from './graphql/fast-path.js';
+import { KnownQueries } from './graphql/known-queries.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { federationGuardPlugin } from './graphql/federation-guard.js';
 import { metricsPlugin } from './graphql/metrics-plugin.js';
@@ -121,6 +122,8 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     );
   }
   const schema = await buildAppSchema();
+  // Repeated queries past Apollo's pipeline, with the lean path only (off while tracing, whose spans follow Apollo's).
+  const knownQueries = fastPaths && !config.tracing ? new KnownQueries(schema, metrics) : undefined;
   // What every document passes, over HTTP and over WebSocket.
   const validationRules = [...armor.validationRules, storableStringLiterals];
   const apollo = new ApolloServer<GraphQLContext>({
@@ -138,6 +141,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
       ApolloServerPluginInlineTraceDisabled(),
       landingPagePlugin(config.graphqlExplorer),
       ...(metrics ? [metricsPlugin(metrics)] : []),
+      ...(knownQueries ? [knownQueries.plugin()] : []),
     ],
     validationRules: [...validationRules, noSubscriptionsOverHttp],
     allowBatchedHttpRequests: false,
@@ -170,7 +174,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     ),
     // After the uploads: a multipart request's operation is its `operations` field.
     ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
-    apolloHandler(apollo, async (req, res) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined)),
+    apolloHandler(apollo, async (req, res) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined), knownQueries),
   );
   const onGraphqlError = graphqlErrorHandler(logger);
   app.use('/graphql', sequence(beforeBody, json), afterBody, onGraphqlError);

@@ -1,8 +1,10 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ApolloServer } from '@apollo/server';
 import type { Express } from 'express';
 import { createApp } from './app.js';
+import type { GraphQLContext } from './graphql/context.js';
 import type { Config } from './config/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { startJanitor, startJobs } from './db/janitor.js';
@@ -24,6 +26,8 @@ export interface RunningServer {
   services: Services;
   /** The Express application, for introspection by tests (the route list). */
   express: Express;
+  /** Apollo Server, for tests that tell which requests it answered (see KnownQueries). */
+  apollo: ApolloServer<GraphQLContext>;
   /** The service's database access, for operational scripts and tests. */
   db: Database;
   databaseMode: string;
@@ -112,6 +116,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
       port,
       services,
       express,
+      apollo,
       db,
       databaseMode: embedded ? `embedded PGlite in ${embedded.directory}` : describePlan(plan),
       metricsUrl: metricsOpen?.url,

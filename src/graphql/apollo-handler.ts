@@ -1,15 +1,33 @@
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
+import type { KnownQueries } from './known-queries.js';
 
 /**
  * Apollo Server behind Express, as `expressMiddleware` of @as-integrations/express5 does it, without
  * the URL parse of every request: the query string is only read by a GET, and is what follows the
  * path's `?`. The request's headers are handed on as they came, the answer's status, headers and body
- * written as Apollo gives them.
+ * written as Apollo gives them. With `known`, a repeated query Apollo answered before is answered past
+ * it (see KnownQueries), and what Apollo answers may become one.
  */
-export function apolloHandler<Context extends BaseContext>(apollo: ApolloServer<Context>, context: (req: Request, res: Response) => Promise<Context>): RequestHandler {
+export function apolloHandler<Context extends BaseContext>(
+  apollo: ApolloServer<Context>,
+  context: (req: Request, res: Response) => Promise<Context>,
+  known?: KnownQueries,
+): RequestHandler {
   apollo.assertStarted('apolloHandler()');
   return async (req, res) => {
+    let made: Context | undefined;
+    const contextOf = async () => (made = await context(req, res));
+    if (known) {
+      const answer = await known.answer(req, contextOf as never);
+      if (answer) {
+        for (const [key, value] of answer.headers) res.setHeader(key, value);
+        res.statusCode = 200;
+        res.send(answer.body);
+        return;
+      }
+      made = undefined;
+    }
     const headers = new HeaderMap();
     for (const key in req.headers) {
       const value = req.headers[key];
@@ -17,8 +35,9 @@ export function apolloHandler<Context extends BaseContext>(apollo: ApolloServer<
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: searchOf(req.url), body: req.body as unknown },
-      context: () => context(req, res),
+      context: contextOf,
     });
+    known?.learn(req, made as never, answer.status, answer.headers);
     for (const [key, value] of answer.headers) res.setHeader(key, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {

@@ -16,6 +16,8 @@ export class GraphQLContext {
   private principalPromise: Promise<Principal> | undefined;
   private knownClient: ClientInfo | undefined;
   private userLoader: DataLoader<string, UserView | undefined> | undefined;
+  /** What a plugin notes of the request for the HTTP handler (see KnownQueries); Apollo's copy of the context shares it. */
+  readonly notes: { knownQuery?: unknown } = {};
 
   constructor(
     readonly services: Services,

@@ -35,7 +35,8 @@ function describe({ operation, document, request, schema }: GraphQLRequestContex
   return { operation: rootField(definition, schema), type: definition.operation };
 }
 
-function rootField(definition: OperationDefinitionNode, schema: GraphQLSchema): string {
+/** The operation as graphql_operations_total names it: its first root field. */
+export function rootField(definition: OperationDefinitionNode, schema: GraphQLSchema): string {
   const first = definition.selectionSet.selections[0];
   if (first?.kind !== Kind.FIELD) return UNKNOWN;
   const name = first.name.value;

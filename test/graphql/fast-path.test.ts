@@ -12,8 +12,20 @@ const plain = useTestServer(env, { fastPaths: false });
 
 /** Requests to /graphql dispatched by Express (the server's app.handle), by server. */
 const dispatched = new Map<TestServer, number>();
+/** Requests Apollo answered on the lean server (the others were known queries, see KnownQueries). */
+let byApollo = 0;
 const restores: (() => void)[] = [];
 beforeEach(() => {
+  const apollo = lean.server.apollo;
+  const execute = apollo.executeHTTPGraphQLRequest.bind(apollo);
+  byApollo = 0;
+  apollo.executeHTTPGraphQLRequest = (request) => {
+    byApollo++;
+    return execute(request);
+  };
+  restores.push(() => {
+    apollo.executeHTTPGraphQLRequest = execute;
+  });
   for (const t of [lean, plain]) {
     // Express's app function hands every request to app.handle (not in its typings).
     const app = t.server.express as unknown as { handle: (req: { url: string }, ...rest: unknown[]) => unknown };
@@ -115,5 +127,50 @@ describe('POST /graphql without the router answers as with it', () => {
       expect(dispatched.get(lean)).toBe(before + 1);
     }
     expect(dispatched.get(plain)).toBe(leanCases.length + 1 + expressCases.length);
+  });
+
+  it('answers a query Apollo answered before past Apollo, as Apollo answers it, and only such a query', async () => {
+    const me = await signInWithCode(lean);
+    const token = me.accessToken;
+    const body = (fields: Record<string, unknown>) => JSON.stringify(fields);
+    const firstScreen = 'query FirstScreen { me { id phone nickname avatarUrl hasPassword createdAt lastLoginAt } mySessions { id current } myStats { activeSessions daysSinceRegistration } myMfa { totp passkeys recoveryCodesLeft } }';
+    /** Sends `request` twice to each server; whether the lean server's second answer came from Apollo. */
+    const twice = async (request: Sent): Promise<boolean> => {
+      await expectSame(request);
+      const before = byApollo;
+      await expectSame(request);
+      return byApollo > before;
+    };
+    // Known after one answer: the same text, operation name and Accept.
+    expect(await twice({ headers: json(token), body: body({ query: '{ me { id phone nickname } }' }) })).toBe(false);
+    expect(await twice({ headers: json(token), body: body({ query: firstScreen, operationName: 'FirstScreen', variables: {} }) })).toBe(false);
+    expect(await twice({ headers: json(token, { accept: 'application/graphql-response+json' }), body: body({ query: '{ me { id phone nickname } }' }) })).toBe(false);
+    expect(await twice({ headers: json(token, { accept: 'application/json, */*' }), body: body({ query: '{ me { id } }', variables: null }) })).toBe(false);
+    // A known query whose execution fails (no token, an ended session) is answered by Apollo: its errors as always.
+    const unknownCaller = { headers: json(), body: body({ query: '{ me { id phone nickname } }' }) };
+    let before = byApollo;
+    const refused = await expectSame(unknownCaller);
+    expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(byApollo).toBe(before + 1);
+    // Never known: variables, extensions, a mutation, introspection and federation's fields, a failed answer.
+    const phone = me.phone;
+    for (const request of [
+      { headers: json(token), body: body({ query: 'query Me($x: Boolean) { me { id } }', variables: { x: true } }) },
+      { headers: json(token), body: body({ query: '{ me { id } }', extensions: { client: 'web' } }) },
+      { headers: json(token), body: body({ query: `mutation { sendCode(input: { phone: "${phone}" }) { expiresIn } }` }) },
+      { headers: json(token), body: body({ query: '{ __typename me { id } }' }) },
+      { headers: json(token), body: body({ query: '{ _service { sdl } }' }) },
+      { headers: json(token), body: body({ query: '{ me { nope } }' }) },
+    ]) {
+      before = byApollo;
+      await expectSame(request);
+      await expectSame(request);
+      expect({ request: request.body, byApollo: byApollo - before }).toEqual({ request: request.body, byApollo: 2 });
+    }
+    // A session ended since: the known query's execution fails, and Apollo answers UNAUTHENTICATED.
+    expect((await lean.http.post('/api/v1/auth/logout', {}, { token })).status).toBe(204);
+    before = byApollo;
+    const ended = await answer(lean, { headers: json(token), body: body({ query: '{ me { id phone nickname } }' }) });
+    expect({ status: ended.status, code: JSON.parse(ended.body).errors[0].extensions.code, byApollo: byApollo - before }).toEqual({ status: 200, code: 'UNAUTHENTICATED', byApollo: 1 });
   });
 });
