@@ -27,7 +27,7 @@ import { VerificationCodeService } from './modules/auth/verification-code.servic
 import { allPendingSignIns } from './modules/auth/pending-sign-ins.js';
 import { SignInFailureLog } from './modules/auth/sign-in-failure-log.js';
 import { PasskeyRecords } from './modules/passkey/passkey-records.js';
-import { PasskeyRepository } from './modules/passkey/passkey.repository.js';
+import { passkeyCountOf, PasskeyRepository } from './modules/passkey/passkey.repository.js';
 import { PasskeyService } from './modules/passkey/passkey.service.js';
 import { PhoneChangeRepository } from './modules/phone-change/phone-change.repository.js';
 import { PhoneChangeService } from './modules/phone-change/phone-change.service.js';
@@ -39,7 +39,7 @@ import { SessionRepository } from './modules/session/session.repository.js';
 import { SessionService } from './modules/session/session.service.js';
 import { AvatarService } from './modules/avatar/avatar.service.js';
 import { MfaRepository } from './modules/mfa/mfa.repository.js';
-import { MfaService, type PasskeyCount } from './modules/mfa/mfa.service.js';
+import { MfaService } from './modules/mfa/mfa.service.js';
 import { PendingMfaTokens } from './modules/mfa/pending-mfa-tokens.js';
 import { SecretBox } from './modules/mfa/secret-box.js';
 import type { AvatarStorage } from './modules/avatar/avatar-storage.js';
@@ -180,7 +180,8 @@ export async function createServices(
     config.avatar.storage === 's3'
       ? new S3AvatarStorage({ ...config.avatar.s3, timeoutMs: 10_000 })
       : new LocalAvatarStorage(join(config.dataDir, 'avatars'));
-  const mfaRepository = new MfaRepository(db);
+  // The MFA status counts passkeys in its statement, by the passkey module's own SQL.
+  const mfaRepository = new MfaRepository(db, (userId) => passkeyCountOf(db, userId));
   const passkeyRepository = new PasskeyRepository(db);
   // Beneath the services that use them (accounts, the second factor, passkeys): what the MFA and
   // passkey modules count and end for the others.
@@ -211,7 +212,6 @@ export async function createServices(
       events,
       limiter,
       box: new SecretBox(mfaEncryptionKey(config.mfa.encryptionKey, config.dataDir)),
-      passkeys: passkeyRecords satisfies PasskeyCount,
       pendingSignIns,
     },
     {
@@ -354,7 +354,7 @@ export async function createServices(
     avatarStorage,
     limits: { avatarMaxBytes: config.avatar.maxBytes },
     publicConfig: new PublicConfigService(config, SERVICE_VERSION),
-    stats: new StatsService(accounts, sessions, statsRepository),
+    stats: new StatsService(accounts, statsRepository),
     usage: new UsageService(statsRepository),
     webhooks,
     sms,

@@ -262,6 +262,19 @@ export function userViewSource(db: Database, alias: string): { from: string; id:
   return { from: `${u.table} ${alias}`, id: column.id, columns: columns.join(', '), active: `${alias}.${u.blockedAt} is null` };
 }
 
+/**
+ * `users` under `alias` and its sign-in activity columns (loginCount, lastLoginAt, memberSince): for
+ * the one statement outside this file that reads them, the personal statistics (see StatsRepository).
+ */
+export function accountActivitySource(db: Database, alias: string): { from: string; id: string; columns: string } {
+  const u = db.names(User);
+  return {
+    from: `${u.table} ${alias}`,
+    id: `${alias}.${u.id}`,
+    columns: `${alias}.${u.loginCount} as "loginCount", ${alias}.${u.lastLoginAt} as "lastLoginAt", ${alias}.${u.createdAt} as "memberSince"`,
+  };
+}
+
 /** `text` matched literally by LIKE (its wildcards and the escape character escaped). */
 function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -60,7 +60,7 @@ export class MfaRepository {
     | 'useRecoveryCode'
     | 'useStepSpendingToken'
     | 'useRecoveryCodeSpendingToken'
-    | 'secondFactors'
+    | 'status'
     | 'createChallenge'
     | 'createStepUp'
     | 'lockChallenge'
@@ -70,7 +70,15 @@ export class MfaRepository {
     string
   >;
 
-  constructor(private readonly db: Database) {
+  /**
+   * `passkeysOf`: the number of passkeys of a user id (an SQL expression) as a scalar subquery, from
+   * the passkey module (passkeyCountOf), which this module does not import: the arrows point from
+   * passkeys to the second factor.
+   */
+  constructor(
+    private readonly db: Database,
+    passkeysOf: (userId: string) => string,
+  ) {
     const f = db.names(TotpFactor);
     const r = db.names(RecoveryCode);
     const c = db.names(MfaChallenge);
@@ -95,9 +103,11 @@ export class MfaRepository {
                  where ${f.user} = $1 and ${f.confirmedAt} is null and ${f.secretSealed} = $3 returning 1 as ok`,
       useStep: `update ${f.table} set ${step.set} where ${step.where} returning 1 as ok`,
       useRecoveryCode: `update ${r.table} set ${recovery.set} where ${recovery.where} returning 1 as ok`,
-      // What an account's second-factor status shows, in one statement (the first screen asks it).
-      secondFactors: `select exists (select 1 from ${f.table} where ${f.user} = $1 and ${f.confirmedAt} is not null) as totp,
-                             (select count(*)::int from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null) as "recoveryCodesLeft"`,
+      // What an account's second-factor status shows, in one statement (a first screen asks it), the
+      // passkeys counted by their owner's source.
+      status: `select exists (select 1 from ${f.table} where ${f.user} = $1 and ${f.confirmedAt} is not null) as totp,
+                      (select count(*)::int from ${r.table} where ${r.user} = $1 and ${r.usedAt} is null) as "recoveryCodesLeft",
+                      ${passkeysOf('$1')} as passkeys`,
       createChallenge: `insert into ${c.table} (${c.tokenHash}, ${c.user}, ${c.method}, ${c.amr}, ${c.expiresAt}, ${c.externalSignIn}, ${c.purpose})
                         values ($1, $2, $3, $4::text[], now() + make_interval(secs => $5), $6::jsonb, $7)`,
       // One statement: a session's new step-up token replaces its earlier ones, so that asking again
@@ -181,9 +191,9 @@ export class MfaRepository {
     return new Set(rows.map((row) => row.user.id));
   }
 
-  /** Whether TOTP is on, and how many unused recovery codes are left. */
-  async secondFactors(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number }> {
-    return (await this.db.one<{ totp: boolean; recoveryCodesLeft: number }>(this.sql.secondFactors, [userId], 'mfa_second_factors'))!;
+  /** Whether TOTP is on, how many unused recovery codes are left, how many passkeys the account has. */
+  async status(userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
+    return (await this.db.one<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }>(this.sql.status, [userId], 'mfa_status'))!;
   }
 
   async createChallenge(tokenHash: string, challenge: SignInChallenge, ttlSeconds: number): Promise<void> {

@@ -23,11 +23,6 @@ import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import type { SecretBox } from './secret-box.js';
 import { newTotpSecret, totpStep } from './totp.js';
 
-/** How many passkeys an account has: the passkey module's answer, for the MFA status. */
-export interface PasskeyCount {
-  countOf(userId: string): Promise<number>;
-}
-
 export interface MfaStatus {
   totp: boolean;
   recoveryCodesLeft: number;
@@ -58,7 +53,6 @@ export interface MfaDependencies {
   events: SecurityEventService;
   limiter: RateLimiter;
   box: SecretBox;
-  passkeys: PasskeyCount;
   /** Half-finished sign-ins (this module's mfaTokens among them), ended when TOTP goes off. */
   pendingSignIns: PendingSignIns;
 }
@@ -95,9 +89,7 @@ export class MfaService implements SecondFactors, RecentSecondFactor {
   }
 
   async status(userId: string): Promise<MfaStatus> {
-    const { mfa, passkeys } = this.deps;
-    const [{ totp, recoveryCodesLeft }, passkeyCount] = await Promise.all([mfa.secondFactors(userId), passkeys.countOf(userId)]);
-    return { totp, recoveryCodesLeft, passkeys: passkeyCount };
+    return this.deps.mfa.status(userId);
   }
 
   /** Those of `userIds` with TOTP on, for the operators' view of accounts. */

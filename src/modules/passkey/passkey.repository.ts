@@ -147,3 +147,12 @@ export class PasskeyRepository {
     return { webauthnChallenges: await this.db.em().nativeDelete(WebAuthnChallenge, { expiresAt: { $lt: new Date() } }) };
   }
 }
+
+/**
+ * The number of passkeys of the user `userId` (an SQL expression), as a scalar subquery: for the one
+ * statement outside this file that counts them, the second-factor status (see MfaRepository).
+ */
+export function passkeyCountOf(db: Database, userId: string): string {
+  const p = db.names(Passkey);
+  return `(select count(*)::int from ${p.table} where ${p.user} = ${userId})`;
+}

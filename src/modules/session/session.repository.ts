@@ -52,7 +52,6 @@ export class SessionRepository {
     stepUp: string;
     retireTokens: string;
     listLive: string;
-    listLiveOf: string;
     countLive: string;
     lastUse: string;
   };
@@ -64,8 +63,6 @@ export class SessionRepository {
    * turn to be gathered.
    */
   private readonly liveLoader: DataLoader<{ sessionId: string; userId: string }, LiveSessionUser | undefined>;
-  /** The session lists of one turn (see listLive). */
-  private readonly listLoader: DataLoader<string, LiveSession[]>;
 
   constructor(private readonly db: Database) {
     const s = db.names(Session);
@@ -135,24 +132,16 @@ export class SessionRepository {
       retireTokens: `update ${r.table} set ${r.usedAt} = now() where ${r.session} = $1 and ${r.usedAt} is null`,
       // Prepared reads of a signed-in user's first screen (its sessions, their count): MikroORM's
       // find and count cost several times the CPU of the statement for these rows.
-      // The list serves the count too when both are asked at once (see listLive); one user's by
-      // `= $1`, several users' by an array (the same plan choice as the per-request check's).
-      listLive: `select ${s.user} as "userId", ${s.id} as id, ${s.createdAt} as "createdAt", ${s.lastUsedAt} as "lastUsedAt", ${s.userAgent} as "userAgent", ${s.ip} as ip
+      // Prepared reads of a signed-in user's first screen (its sessions, their count): MikroORM's
+      // find and count cost several times the CPU of the statement for these rows.
+      listLive: `select ${s.id} as id, ${s.createdAt} as "createdAt", ${s.lastUsedAt} as "lastUsedAt", ${s.userAgent} as "userAgent", ${s.ip} as ip
                    from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null and ${s.expiresAt} > now()
-                  order by ${s.createdAt} desc, ${s.id}`,
-      listLiveOf: `select ${s.user} as "userId", ${s.id} as id, ${s.createdAt} as "createdAt", ${s.lastUsedAt} as "lastUsedAt", ${s.userAgent} as "userAgent", ${s.ip} as ip
-                   from ${s.table} where ${s.user} = any($1::uuid[]) and ${s.revokedAt} is null and ${s.expiresAt} > now()
                   order by ${s.createdAt} desc, ${s.id}`,
       countLive: `select count(*)::int as n from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null and ${s.expiresAt} > now()`,
       // Sessions not revoked only: the partial index on the user serves them (a revoked one counts from its sign-in).
       lastUse: `select max(${s.lastUsedAt}) as at from ${s.table} where ${s.user} = $1 and ${s.revokedAt} is null`,
     };
     this.liveLoader = new DataLoader((keys) => this.liveUsers(keys), {
-      cache: false,
-      maxBatchSize: LIVE_CHECK_BATCH,
-      batchScheduleFn: (run) => setImmediate(run),
-    });
-    this.listLoader = new DataLoader((userIds) => this.liveSessionsOf(userIds), {
       cache: false,
       maxBatchSize: LIVE_CHECK_BATCH,
       batchScheduleFn: (run) => setImmediate(run),
@@ -248,28 +237,11 @@ export class SessionRepository {
     await this.db.rows(this.sql.touch, [sessionId], 'session_touch');
   }
 
-  /**
-   * Live sessions of a user, newest first. The lists asked in one turn of the event loop are read in
-   * one statement, as the per-request checks are: a first screen that asks for the sessions and for
-   * their count (myStats) reads them once. Inside a transaction, on its connection and at once.
-   */
+  /** Live sessions of a user, newest first. */
   async listLive(userId: string): Promise<LiveSession[]> {
-    if (this.db.inTransaction()) return (await this.liveSessionsOf([userId]))[0]!;
-    return this.listLoader.load(userId);
-  }
-
-  /** Each user's live sessions, newest first. */
-  private async liveSessionsOf(userIds: readonly string[]): Promise<LiveSession[][]> {
-    const distinct = [...new Set(userIds)];
     // Timestamps come as the database writes them (the pool parses no dates).
-    type Row = LiveSession & { userId: string; createdAt: Date | string; lastUsedAt: Date | string };
-    const rows =
-      distinct.length === 1
-        ? await this.db.rows<Row>(this.sql.listLive, distinct, 'session_list_live')
-        : await this.db.rows<Row>(this.sql.listLiveOf, [distinct], 'session_list_live_of');
-    const byUser = new Map<string, LiveSession[]>(distinct.map((id) => [id, []]));
-    for (const { userId, ...row } of rows) byUser.get(userId)!.push({ ...row, createdAt: new Date(row.createdAt), lastUsedAt: new Date(row.lastUsedAt) });
-    return userIds.map((id) => byUser.get(id)!);
+    const rows = await this.db.rows<LiveSession & { createdAt: Date | string; lastUsedAt: Date | string }>(this.sql.listLive, [userId], 'session_list_live');
+    return rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt), lastUsedAt: new Date(row.lastUsedAt) }));
   }
 
   /** The last use of any session of the user not revoked (live or expired), if there is one. */
@@ -321,4 +293,13 @@ export class SessionRepository {
       sessions: await em.nativeDelete(Session, { $or: [{ revokedAt: { $lt: weekAgo } }, { revokedAt: null, expiresAt: { $lt: weekAgo } }] }),
     };
   }
+}
+
+/**
+ * The number of live sessions of the user `userId` (an SQL expression), as a scalar subquery: for the
+ * one statement outside this file that counts them, the personal statistics (see StatsRepository).
+ */
+export function liveSessionCountOf(db: Database, userId: string): string {
+  const s = db.names(Session);
+  return `(select count(*)::int from ${s.table} where ${s.user} = ${userId} and ${s.revokedAt} is null and ${s.expiresAt} > now())`;
 }

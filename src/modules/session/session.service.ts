@@ -174,14 +174,6 @@ export class SessionService {
     return this.sessions.countLive(userId);
   }
 
-  /**
-   * `countLive` for a screen that may list the sessions too (myStats beside mySessions): counted from
-   * the list, which the asks of one moment read once.
-   */
-  async countLiveListed(userId: string): Promise<number> {
-    return (await this.sessions.listLive(userId)).length;
-  }
-
   /** `countLive` of several users in one query. */
   countLiveOf(userIds: string[]): Promise<Map<string, number>> {
     return this.sessions.countLiveOf(userIds);

@@ -1,5 +1,4 @@
 import type { AccountService } from '../account/account.service.js';
-import type { SessionService } from '../session/session.service.js';
 import type { StatsRepository } from './stats.repository.js';
 
 export interface UserStats {
@@ -27,29 +26,29 @@ const DAY_MS = 86400_000;
 export class StatsService {
   constructor(
     private readonly accounts: AccountService,
-    private readonly sessions: SessionService,
     private readonly stats: StatsRepository,
   ) {}
 
   async forUser(userId: string): Promise<UserStats> {
-    const [activity, activeSessions, meetings] = await Promise.all([
-      this.accounts.activity(userId),
-      this.sessions.countLiveListed(userId),
-      this.stats.figures(userId),
-    ]);
+    const figures = await this.stats.summary(userId);
+    if (!figures) {
+      // No account: the account service answers a gone account as everywhere (UNAUTHENTICATED).
+      await this.accounts.activity(userId);
+      throw new Error(`the account ${userId} was not found for its statistics, and then was`);
+    }
     return {
-      loginCount: activity.loginCount,
-      lastLoginAt: activity.lastLoginAt,
-      memberSince: activity.memberSince,
-      daysSinceRegistration: Math.floor((Date.now() - activity.memberSince.getTime()) / DAY_MS),
-      activeSessions,
-      meetingsHosted: meetings.meetingsHosted,
-      meetingsJoined: meetings.meetingsJoined,
-      totalMeetingMinutes: meetings.totalMinutes,
-      hostedMeetingMinutes: meetings.hostedMinutes,
-      averageMeetingMinutes: meetings.meetings === 0 ? 0 : Math.round((meetings.totalMinutes / meetings.meetings) * 100) / 100,
-      lastMeetingAt: meetings.lastMeetingAt,
-      last30Days: { meetings: meetings.recentMeetings, minutes: meetings.recentMinutes },
+      loginCount: figures.loginCount,
+      lastLoginAt: figures.lastLoginAt,
+      memberSince: figures.memberSince,
+      daysSinceRegistration: Math.floor((Date.now() - figures.memberSince.getTime()) / DAY_MS),
+      activeSessions: figures.activeSessions,
+      meetingsHosted: figures.meetingsHosted,
+      meetingsJoined: figures.meetingsJoined,
+      totalMeetingMinutes: figures.totalMinutes,
+      hostedMeetingMinutes: figures.hostedMinutes,
+      averageMeetingMinutes: figures.meetings === 0 ? 0 : Math.round((figures.totalMinutes / figures.meetings) * 100) / 100,
+      lastMeetingAt: figures.lastMeetingAt,
+      last30Days: { meetings: figures.recentMeetings, minutes: figures.recentMinutes },
     };
   }
 }
