@@ -21,9 +21,11 @@ export function apolloHandler<Context extends BaseContext>(
     if (known) {
       const answer = await known.answer(req, contextOf as never);
       if (answer) {
+        // What res.send does for a POST answered 200 (the charset is in Apollo's Content-Type already).
         for (const [key, value] of answer.headers) res.setHeader(key, value);
         res.statusCode = 200;
-        res.send(answer.body);
+        res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+        res.end(answer.body);
         return;
       }
       made = undefined;

@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { execute, Kind, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Request } from 'express';
 import type { Metrics } from '../shared/metrics/metrics.js';
 import type { GraphQLContext } from './context.js';
@@ -14,8 +15,8 @@ const MAX_QUERY_CHARS = 8 * 1024;
 
 /** A query Apollo has answered without error, as it answered it. */
 interface Known {
-  document: DocumentNode;
-  operationName: string | undefined;
+  /** The document compiled by graphql-jit for this schema and operation. */
+  run: (context: GraphQLContext) => Promise<ExecutionResult> | ExecutionResult;
   /** The answer's headers as Apollo set them (its content type, chosen by the request's Accept). */
   headers: [string, string][];
   /** The operation as graphql_operations_total names it. */
@@ -48,7 +49,9 @@ interface Learnable {
  * plugin would.
  */
 export class KnownQueries {
-  private readonly known = new Map<string, Known>();
+  /** By query text, then by Accept and operation name (no key string built per request). */
+  private readonly known = new Map<string, Map<string, Known>>();
+  private size = 0;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -76,10 +79,16 @@ export class KnownQueries {
   /** Remembers the query of `req` as Apollo answered it, if its plugin marked it. */
   learn(req: Request, context: GraphQLContext | undefined, status: number | undefined, headers: Iterable<[string, string]>): void {
     const learnable = context?.notes.knownQuery as Learnable | undefined;
-    if (!learnable || (status !== undefined && status !== 200) || this.known.size >= MAX_KNOWN) return;
+    if (!learnable || (status !== undefined && status !== 200) || this.size >= MAX_KNOWN) return;
     const key = keyOf(req);
-    if (key === undefined || this.known.has(key)) return;
-    this.known.set(key, { ...learnable, headers: [...headers] });
+    if (key === undefined) return;
+    let variants = this.known.get(key.query);
+    if (!variants) this.known.set(key.query, (variants = new Map()));
+    if (variants.has(key.variant)) return;
+    const compiled = compileQuery(this.schema, learnable.document, learnable.operationName);
+    if (!isCompiledQuery(compiled)) return;
+    variants.set(key.variant, { run: (context) => compiled.query(undefined, context, {}), label: learnable.label, headers: [...headers] });
+    this.size++;
   }
 
   /**
@@ -87,11 +96,11 @@ export class KnownQueries {
    * headers set on `res`. Undefined when Apollo must answer.
    */
   async answer(req: Request, context: () => Promise<GraphQLContext>): Promise<{ headers: [string, string][]; body: string } | undefined> {
-    if (this.known.size === 0) return undefined;
+    if (this.size === 0) return undefined;
     const key = keyOf(req);
-    const known = key === undefined ? undefined : this.known.get(key);
+    const known = key && this.known.get(key.query)?.get(key.variant);
     if (!known) return undefined;
-    const result = await execute({ schema: this.schema, document: known.document, operationName: known.operationName, contextValue: await context(), variableValues: {} });
+    const result = await known.run(await context());
     if (result.errors || !result.data) return undefined;
     this.metrics?.graphqlOperation(known.label, 'query', 'success');
     // As Apollo writes a result: JSON of { data } and a line feed.
@@ -99,8 +108,8 @@ export class KnownQueries {
   }
 }
 
-/** The key of a request that may be answered from a known query: its Accept, operation name and text. */
-function keyOf(req: Request): string | undefined {
+/** The key of a request that may be answered from a known query: its text, and its Accept and operation name. */
+function keyOf(req: Request): { query: string; variant: string } | undefined {
   if (req.method !== 'POST' || !PLAIN_JSON.has(req.headers['content-type']?.toLowerCase() ?? '')) return undefined;
   const body = req.body as { query?: unknown; variables?: unknown; operationName?: unknown; extensions?: unknown } | undefined;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
@@ -108,7 +117,7 @@ function keyOf(req: Request): string | undefined {
   const { query, operationName } = body;
   if (!qualifies(query, body.variables, undefined)) return undefined;
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
-  return `${req.headers.accept ?? ''}\n${operationName ?? ''}\n${query as string}`;
+  return { query: query as string, variant: `${req.headers.accept ?? ''}\n${operationName ?? ''}` };
 }
 
 /** A query text of bounded length with no variables (absent, null or `{}`) and no extensions. */
