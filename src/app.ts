@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import express, { type Express, type Response } from 'express';
+import express, { type Express, type RequestHandler, type Response } from 'express';
 import graphqlUploadExpress from 'graphql-upload/graphqlUploadExpress.mjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config/config.js';
 import { apolloHandler } from './graphql/apollo-handler.js';
 import { GraphQLContext } from './graphql/context.js';
-import { withGraphqlFastPath } from './graphql/fast-path.js';
+import { withGraphqlFastPath, withLeanGet } from './graphql/fast-path.js';
 import { KnownQueries } from './graphql/known-queries.js';
 import { errorPlugin, formatError, formatErrorWithoutSuggestions } from './graphql/errors.js';
 import { federationGuardPlugin } from './graphql/federation-guard.js';
@@ -184,7 +184,8 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   // that serve the busiest routes come first: a router that does not serve a request is left through
   // a setImmediate hop (sign-in before public config; /users/me before avatar and stats).
   app.use('/api/v1/auth', restJson, authRoutes(services), publicConfigRoutes(services), oidcRoutes(services));
-  app.use('/api/v1/users', restJson, accountRoutes(services), sessionRoutes(services), mfaRoutes(services), phoneChangeRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services), identityRoutes(services));
+  const account = accountRoutes(services);
+  app.use('/api/v1/users', restJson, account, sessionRoutes(services), mfaRoutes(services), phoneChangeRoutes(services), avatarUploadRoute(services), statsRoutes(services), securityEventRoutes(services), passkeyRoutes(services), identityRoutes(services));
   app.use('/api/v1/admin', restJson, adminRoutes(services));
   app.use('/api/v1/internal', restJson, internalRoutes(services, config.internalApiKey));
   app.use('/api/v1/avatars', avatarServeRoute(services));
@@ -212,7 +213,8 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   // Every route is in place: what no route serves is a known path asked with another method (405) or an unknown path (404).
   const routes = new RouteTable(app);
   app.use(unrouted(routes));
-  app.use(errorHandler(logger));
+  const onError = errorHandler(logger);
+  app.use(onError);
   httpMetrics?.learnRoutes(routes);
   // A body that did not arrive in time: under /graphql in its error shape, as /graphql answers the
   // bodies it cannot read; elsewhere a problem document, counted under the route the path is for.
@@ -228,7 +230,16 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   };
   const clientError = clientErrorListener({ logger, metrics: httpMetrics, headersTimeoutMs: config.http.headersTimeoutMs, timedOut, defaultLocale: config.defaultLocale });
   // Tracing names its spans after Express's layers: with it on, every request goes through them.
-  const listener = fastPaths && !config.tracing ? withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }) : app;
+  // GET /api/v1/users/me and POST /graphql, nearly every request of a frontend, past the router.
+  const listener =
+    fastPaths && !config.tracing
+      ? withLeanGet(
+          app,
+          front,
+          { path: '/api/v1/users/me', baseUrl: '/api/v1/users', routePath: '/me', ...routeOf(account, 'get', '/me'), mount: restJson, onError },
+          withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }),
+        )
+      : app;
   const sockets = liveSockets({
     schema,
     services,
@@ -243,4 +254,16 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     onCount: metrics && ((open) => metrics.liveSocketsOpen(open)),
   });
   return { express: app, listener, apollo, clientError, sockets };
+}
+
+/** The Route of `router` that answers `method` on `path`, and its handlers in order, for withLeanGet. */
+function routeOf(router: express.Router, method: string, path: string): { route: object; handlers: RequestHandler } {
+  interface Layer {
+    method?: string;
+    handle: RequestHandler;
+    route?: { path: string; methods: Record<string, boolean>; stack: Layer[] };
+  }
+  const route = (router as unknown as { stack: Layer[] }).stack.find((layer) => layer.route?.path === path && layer.route.methods[method])?.route;
+  if (!route) throw new Error(`no route answers ${method.toUpperCase()} ${path}`);
+  return { route, handlers: sequence(...route.stack.filter((layer) => layer.method === method).map((layer) => layer.handle)) };
 }

@@ -29,14 +29,8 @@ export function withGraphqlFastPath(
       app(req, res);
       return;
     }
-    const request = req as Request;
-    const response = res as Response;
-    // What app.handle and the router do before the first handler, and what the /graphql mount leaves.
-    request.res = response;
-    response.req = request;
-    Object.setPrototypeOf(request, app.request);
-    Object.setPrototypeOf(response, app.response);
-    response.locals = Object.create(null) as Response['locals'];
+    const { request, response } = asExpress(app, req, res);
+    // What the /graphql mount leaves.
     request.originalUrl = '/graphql';
     request.baseUrl = '/graphql';
     request.url = '/';
@@ -46,6 +40,76 @@ export function withGraphqlFastPath(
       beforeBody(request, response, (refused?: unknown) => {
         if (refused) return fail(refused);
         readJson(request, (bodyError) => (bodyError ? fail(bodyError) : afterBody(request, response, fail)));
+      });
+    });
+  };
+}
+
+/** The request and response as app.handle prepares them for the router. */
+function asExpress(app: Express, req: IncomingMessage, res: ServerResponse): { request: Request; response: Response } {
+  const request = req as Request;
+  const response = res as Response;
+  request.res = response;
+  response.req = request;
+  Object.setPrototypeOf(request, app.request);
+  Object.setPrototypeOf(response, app.response);
+  response.locals = Object.create(null) as Response['locals'];
+  return { request, response };
+}
+
+/** A route answered past the router: where Express would find it, and its handlers. */
+export interface LeanRoute {
+  /** The request target it takes (exactly: no query string), e.g. `/api/v1/users/me`. */
+  path: string;
+  /** Its mount's prefix (`/api/v1/users`) and the route's path under it (`/me`). */
+  baseUrl: string;
+  routePath: string;
+  /** The Route object Express matches (req.route: the metrics' route label). */
+  route: object;
+  /** The mount's handlers (its body parser and input guard). */
+  mount: RequestHandler;
+  /** The route's handlers. */
+  handlers: RequestHandler;
+  /** The app's error handler, where the route's failures go in Express too. */
+  onError: ErrorRequestHandler;
+}
+
+/**
+ * A GET of one route without a body (GET /api/v1/users/me, the request every frontend sends first),
+ * past the router: what every request passes through first (`front`), then the mount's handlers and
+ * the route's, with the request prepared as the router prepares it, and its failures handed to the
+ * app's error handler with the URL restored, as Express unwinds its mounts. Any other request goes
+ * to `next`. The answers are the same, byte for byte (test/rest/lean-route.test.ts compares them).
+ */
+export function withLeanGet(
+  app: Express,
+  front: RequestHandler,
+  { path, baseUrl, routePath, route, mount, handlers, onError }: LeanRoute,
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const { headers } = req;
+    if (req.method !== 'GET' || req.url !== path || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) {
+      next(req, res);
+      return;
+    }
+    const { request, response } = asExpress(app, req, res);
+    request.originalUrl = path;
+    request.baseUrl = '';
+    const fail: NextFunction = (error?: unknown) => {
+      request.url = path;
+      request.baseUrl = '';
+      onError(error ?? new Error(`GET ${path} was not answered`), request, response, fail);
+    };
+    front(request, response, (error?: unknown) => {
+      if (error) return fail(error);
+      request.baseUrl = baseUrl;
+      request.url = routePath;
+      mount(request, response, (refused?: unknown) => {
+        if (refused) return fail(refused);
+        request.params = {};
+        (request as { route?: object }).route = route;
+        handlers(request, response, fail);
       });
     });
   };

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { signInWithCode } from '../helpers/factories.js';
+import { useTestServer, type TestServer } from '../helpers/server.js';
+import { claimsOf, forgeToken } from '../helpers/tokens.js';
+
+// GET /api/v1/users/me is answered past Express's router (withLeanGet in src/graphql/fast-path.ts).
+// The same requests to a server that takes that path and to one that does not must get the same
+// answers: status, headers and body, byte for byte but for the request's own id.
+const CORS_ORIGIN = 'https://app.example.com';
+const env = { CORS_ORIGINS: CORS_ORIGIN };
+const lean = useTestServer(env);
+const plain = useTestServer(env, { fastPaths: false });
+
+/** Requests under /api/v1/users dispatched by Express (the server's app.handle), by server. */
+const dispatched = new Map<TestServer, number>();
+const restores: (() => void)[] = [];
+beforeEach(() => {
+  for (const t of [lean, plain]) {
+    // Express's app function hands every request to app.handle (not in its typings).
+    const app = t.server.express as unknown as { handle: (req: { url: string }, ...rest: unknown[]) => unknown };
+    const handle = app.handle.bind(app);
+    dispatched.set(t, 0);
+    app.handle = (req, ...rest) => {
+      if (req.url.toLowerCase().startsWith('/api/v1/users')) dispatched.set(t, dispatched.get(t)! + 1);
+      return handle(req, ...rest);
+    };
+    restores.push(() => {
+      app.handle = handle;
+    });
+  }
+});
+afterEach(() => {
+  for (const restore of restores.splice(0)) restore();
+});
+
+interface Sent {
+  path?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What a server answered, without what differs by nature between two servers and two requests. */
+async function answer(t: TestServer, { path = '/api/v1/users/me', method = 'GET', headers = {}, body }: Sent) {
+  const res = await fetch(`${t.url}${path}`, { method, headers, body });
+  const requestId = res.headers.get('x-request-id');
+  const shown: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== 'date' && name !== 'x-request-id') shown[name] = value;
+  });
+  const text = await res.text();
+  return { status: res.status, headers: shown, body: requestId ? text.replaceAll(requestId, '<request id>') : text, requestId: Boolean(requestId) };
+}
+
+async function expectSame(request: Sent): Promise<Awaited<ReturnType<typeof answer>>> {
+  const [fast, slow] = [await answer(lean, request), await answer(plain, request)];
+  expect(fast).toEqual(slow);
+  return fast;
+}
+
+describe('GET /api/v1/users/me without the router answers as with it', () => {
+  it('answers the same to the account, refusals and CORS, taking the lean path exactly for a plain GET of the route', async () => {
+    const me = await signInWithCode(lean);
+    const ended = await signInWithCode(lean);
+    expect((await lean.http.post('/api/v1/auth/logout', {}, { token: ended.accessToken })).status).toBe(204);
+    const bearer = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+    const subject = { sub: me.userId, sid: claimsOf(me.accessToken).sid };
+    const leanCases: Sent[] = [
+      { headers: bearer(me.accessToken) },
+      { headers: bearer(me.accessToken, { origin: CORS_ORIGIN }) },
+      { headers: bearer(me.accessToken, { origin: 'https://evil.example' }) },
+      { headers: bearer(me.accessToken, { accept: 'text/html' }) },
+      {},
+      { headers: { authorization: 'Basic abc' } },
+      { headers: bearer('not-a-token', { 'accept-language': 'zh-CN' }) },
+      { headers: bearer(forgeToken(subject, { expiresIn: -60 })) },
+      { headers: bearer(forgeToken(subject, { secret: 'another-secret-that-is-at-least-32-characters' })) },
+      { headers: bearer(ended.accessToken) },
+    ];
+    for (const request of leanCases) {
+      const before = dispatched.get(lean)!;
+      const seen = await expectSame(request);
+      expect(seen.requestId).toBe(true);
+      expect(dispatched.get(lean)).toBe(before);
+    }
+    const first = await expectSame(leanCases[0]!);
+    expect({ status: first.status, id: JSON.parse(first.body).id, cache: first.headers['cache-control'] }).toEqual({ status: 200, id: me.userId, cache: 'no-store' });
+    expect(JSON.parse((await expectSame(leanCases[4]!)).body).code).toBe('UNAUTHENTICATED');
+
+    // Everything else goes through Express on both servers, and is answered the same too.
+    const expressCases: Sent[] = [
+      { path: '/api/v1/users/me?x=1', headers: bearer(me.accessToken) },
+      { path: '/api/v1/users/me/', headers: bearer(me.accessToken) },
+      { path: '/API/v1/users/ME', headers: bearer(me.accessToken) },
+      { method: 'HEAD', headers: bearer(me.accessToken) },
+      { method: 'OPTIONS', headers: { origin: CORS_ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } },
+      { method: 'PATCH', headers: bearer(me.accessToken, { 'content-type': 'application/json' }), body: JSON.stringify({ nickname: 'Lean Route' }) },
+      { path: '/api/v1/users/me/sessions', headers: bearer(me.accessToken) },
+    ];
+    for (const request of expressCases) {
+      const before = dispatched.get(lean)!;
+      await expectSame(request);
+      expect({ path: request.path, method: request.method, dispatched: dispatched.get(lean)! - before }).toEqual({ path: request.path, method: request.method, dispatched: 1 });
+    }
+    expect(dispatched.get(plain)).toBe(leanCases.length + 2 + expressCases.length);
+  });
+});
