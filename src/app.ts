@@ -165,7 +165,11 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   const restJson = sequence(privateJson, storableInput);
   // The busiest mounts first; each is one path match for the requests it does not serve.
   const beforeBody = sequence(noStore, servedMethodsOnly);
+  const graphqlContext = async (req: express.Request, res: Response) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined);
   const afterBody = sequence(
+    // First, a query Apollo answered before: it passed the token limit, the upload guard (it is JSON)
+    // and the trusted documents then, by its text, which is the same now.
+    ...(knownQueries ? [knownQueries.handler(graphqlContext)] : []),
     limitTokens(GRAPHQL_LIMITS.tokens),
     guardedUploads(
       services,
@@ -174,7 +178,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
     ),
     // After the uploads: a multipart request's operation is its `operations` field.
     ...(trusted ? [trustedDocumentsOnly(trusted)] : []),
-    apolloHandler(apollo, async (req, res) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined), knownQueries),
+    apolloHandler(apollo, graphqlContext, knownQueries),
   );
   const onGraphqlError = graphqlErrorHandler(logger);
   app.use('/graphql', sequence(beforeBody, json), afterBody, onGraphqlError);

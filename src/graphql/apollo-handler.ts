@@ -6,8 +6,8 @@ import type { KnownQueries } from './known-queries.js';
  * Apollo Server behind Express, as `expressMiddleware` of @as-integrations/express5 does it, without
  * the URL parse of every request: the query string is only read by a GET, and is what follows the
  * path's `?`. The request's headers are handed on as they came, the answer's status, headers and body
- * written as Apollo gives them. With `known`, a repeated query Apollo answered before is answered past
- * it (see KnownQueries), and what Apollo answers may become one.
+ * written as Apollo gives them. With `known`, what Apollo answers may become a known query (see
+ * KnownQueries, whose handler answers those before this one).
  */
 export function apolloHandler<Context extends BaseContext>(
   apollo: ApolloServer<Context>,
@@ -18,18 +18,6 @@ export function apolloHandler<Context extends BaseContext>(
   return async (req, res) => {
     let made: Context | undefined;
     const contextOf = async () => (made = await context(req, res));
-    if (known) {
-      const answer = await known.answer(req, contextOf as never);
-      if (answer) {
-        // What res.send does for a POST answered 200 (the charset is in Apollo's Content-Type already).
-        for (const [key, value] of answer.headers) res.setHeader(key, value);
-        res.statusCode = 200;
-        res.setHeader('Content-Length', Buffer.byteLength(answer.body));
-        res.end(answer.body);
-        return;
-      }
-      made = undefined;
-    }
     const headers = new HeaderMap();
     for (const key in req.headers) {
       const value = req.headers[key];

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { Kind, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import type { Request } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../shared/metrics/metrics.js';
 import type { GraphQLContext } from './context.js';
 import { rootField } from './metrics-plugin.js';
@@ -92,19 +92,36 @@ export class KnownQueries {
   }
 
   /**
-   * The answer to `req` when its query is known and executed without error: its status is 200, its
-   * headers set on `res`. Undefined when Apollo must answer.
+   * The handler that answers a known query executed without error, as Apollo answered it (status
+   * 200, Apollo's headers, its JSON); any other request goes on (`next`), to Apollo in the end.
    */
-  async answer(req: Request, context: () => Promise<GraphQLContext>): Promise<{ headers: [string, string][]; body: string } | undefined> {
-    if (this.size === 0) return undefined;
+  handler(context: (req: Request, res: Response) => Promise<GraphQLContext>): RequestHandler {
+    return async (req, res, next) => {
+      const body = this.size === 0 ? undefined : await this.answer(req, () => context(req, res));
+      if (!body) return next();
+      // What res.send does for a POST answered 200 (the charset is in Apollo's Content-Type already).
+      for (const [key, value] of body.headers) res.setHeader(key, value);
+      res.statusCode = 200;
+      res.setHeader('Content-Length', Buffer.byteLength(body.text));
+      res.end(body.text);
+    };
+  }
+
+  /** The answer to `req` when its query is known and executed without error; undefined when Apollo must answer. */
+  private async answer(req: Request, context: () => Promise<GraphQLContext>): Promise<{ headers: [string, string][]; text: string } | undefined> {
     const key = keyOf(req);
     const known = key && this.known.get(key.query)?.get(key.variant);
     if (!known) return undefined;
-    const result = await known.run(await context());
+    let result: ExecutionResult;
+    try {
+      result = await known.run(await context());
+    } catch {
+      return undefined; // Apollo answers, and reports what failed
+    }
     if (result.errors || !result.data) return undefined;
     this.metrics?.graphqlOperation(known.label, 'query', 'success');
     // As Apollo writes a result: JSON of { data } and a line feed.
-    return { headers: known.headers, body: `${JSON.stringify({ data: result.data })}\n` };
+    return { headers: known.headers, text: `${JSON.stringify({ data: result.data })}\n` };
   }
 }
 
