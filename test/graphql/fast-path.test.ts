@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { signInWithCode } from '../helpers/factories.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
+import { answerOf, countDispatched, expectSameAnswers, type Sent } from '../helpers/side-by-side.js';
 
 // POST /graphql takes a lean path past Express's router and body parser (src/graphql/fast-path.ts).
 // The same requests to a server with the lean path and to one without it must get the same answers:
@@ -10,8 +11,8 @@ const env = { CORS_ORIGINS: CORS_ORIGIN };
 const lean = useTestServer(env);
 const plain = useTestServer(env, { fastPaths: false });
 
-/** Requests to /graphql dispatched by Express (the server's app.handle), by server. */
-const dispatched = new Map<TestServer, number>();
+/** Requests under /graphql dispatched by Express (the server's app.handle), by server. */
+const dispatched = countDispatched([lean, plain], '/graphql');
 /** Requests Apollo answered on the lean server (the others were known queries, see KnownQueries). */
 let byApollo = 0;
 const restores: (() => void)[] = [];
@@ -26,48 +27,13 @@ beforeEach(() => {
   restores.push(() => {
     apollo.executeHTTPGraphQLRequest = execute;
   });
-  for (const t of [lean, plain]) {
-    // Express's app function hands every request to app.handle (not in its typings).
-    const app = t.server.express as unknown as { handle: (req: { url: string }, ...rest: unknown[]) => unknown };
-    const handle = app.handle.bind(app);
-    dispatched.set(t, 0);
-    app.handle = (req, ...rest) => {
-      if (req.url.startsWith('/graphql')) dispatched.set(t, dispatched.get(t)! + 1);
-      return handle(req, ...rest);
-    };
-    restores.push(() => {
-      app.handle = handle;
-    });
-  }
 });
 afterEach(() => {
   for (const restore of restores.splice(0)) restore();
 });
 
-interface Sent {
-  path?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-/** What a server answered, without what differs by nature between two servers and two requests. */
-async function answer(t: TestServer, { path = '/graphql', method = 'POST', headers = {}, body }: Sent) {
-  const res = await fetch(`${t.url}${path}`, { method, headers, body });
-  const requestId = res.headers.get('x-request-id');
-  const shown: Record<string, string> = {};
-  res.headers.forEach((value, name) => {
-    if (name !== 'date' && name !== 'x-request-id') shown[name] = value;
-  });
-  const text = await res.text();
-  return { status: res.status, headers: shown, body: requestId ? text.replaceAll(requestId, '<request id>') : text, requestId: Boolean(requestId) };
-}
-
-async function expectSame(request: Sent): Promise<Awaited<ReturnType<typeof answer>>> {
-  const [fast, slow] = [await answer(lean, request), await answer(plain, request)];
-  expect(fast).toEqual(slow);
-  return fast;
-}
+const answer = (t: TestServer, request: Sent) => answerOf(t, { path: '/graphql', method: 'POST', ...request });
+const expectSame = (request: Sent) => expectSameAnswers(lean, plain, request, { path: '/graphql', method: 'POST' });
 
 const json = (token?: string, extra: Record<string, string> = {}) => ({
   'content-type': 'application/json',

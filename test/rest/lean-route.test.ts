@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { signInWithCode } from '../helpers/factories.js';
-import { useTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
+import { countDispatched, expectSameAnswers, type Sent } from '../helpers/side-by-side.js';
 import { claimsOf, forgeToken } from '../helpers/tokens.js';
 
 // GET /api/v1/users/me is answered past Express's router (withLeanGet in src/graphql/fast-path.ts).
@@ -12,51 +13,9 @@ const lean = useTestServer(env);
 const plain = useTestServer(env, { fastPaths: false });
 
 /** Requests under /api/v1/users dispatched by Express (the server's app.handle), by server. */
-const dispatched = new Map<TestServer, number>();
-const restores: (() => void)[] = [];
-beforeEach(() => {
-  for (const t of [lean, plain]) {
-    // Express's app function hands every request to app.handle (not in its typings).
-    const app = t.server.express as unknown as { handle: (req: { url: string }, ...rest: unknown[]) => unknown };
-    const handle = app.handle.bind(app);
-    dispatched.set(t, 0);
-    app.handle = (req, ...rest) => {
-      if (req.url.toLowerCase().startsWith('/api/v1/users')) dispatched.set(t, dispatched.get(t)! + 1);
-      return handle(req, ...rest);
-    };
-    restores.push(() => {
-      app.handle = handle;
-    });
-  }
-});
-afterEach(() => {
-  for (const restore of restores.splice(0)) restore();
-});
+const dispatched = countDispatched([lean, plain], '/api/v1/users');
 
-interface Sent {
-  path?: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-/** What a server answered, without what differs by nature between two servers and two requests. */
-async function answer(t: TestServer, { path = '/api/v1/users/me', method = 'GET', headers = {}, body }: Sent) {
-  const res = await fetch(`${t.url}${path}`, { method, headers, body });
-  const requestId = res.headers.get('x-request-id');
-  const shown: Record<string, string> = {};
-  res.headers.forEach((value, name) => {
-    if (name !== 'date' && name !== 'x-request-id') shown[name] = value;
-  });
-  const text = await res.text();
-  return { status: res.status, headers: shown, body: requestId ? text.replaceAll(requestId, '<request id>') : text, requestId: Boolean(requestId) };
-}
-
-async function expectSame(request: Sent): Promise<Awaited<ReturnType<typeof answer>>> {
-  const [fast, slow] = [await answer(lean, request), await answer(plain, request)];
-  expect(fast).toEqual(slow);
-  return fast;
-}
+const expectSame = (request: Sent) => expectSameAnswers(lean, plain, request, { path: '/api/v1/users/me', method: 'GET' });
 
 describe('GET /api/v1/users/me without the router answers as with it', () => {
   it('answers the same to the account, refusals and CORS, taking the lean path exactly for a plain GET of the route', async () => {
