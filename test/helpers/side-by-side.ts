@@ -58,3 +58,21 @@ export async function expectSameAnswers(lean: TestServer, plain: TestServer, req
   expect(fast).toEqual(slow);
   return fast;
 }
+
+/**
+ * `expectSameAnswers` for each of `requests`, each answered with a request id, and each dispatched by
+ * Express on the lean server (`throughExpress`) or not.
+ */
+export async function expectSamePaths(
+  servers: { lean: TestServer; plain: TestServer; dispatched: Map<TestServer, number> },
+  requests: Sent[],
+  defaults: { path: string; method: string },
+  throughExpress: boolean,
+): Promise<void> {
+  const { lean, plain, dispatched } = servers;
+  for (const request of requests) {
+    const before = dispatched.get(lean)!;
+    const seen = await expectSameAnswers(lean, plain, request, defaults);
+    expect({ request, requestId: seen.requestId, dispatched: dispatched.get(lean)! - before }).toEqual({ request, requestId: true, dispatched: throughExpress ? 1 : 0 });
+  }
+}

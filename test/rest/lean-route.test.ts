@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { signInWithCode } from '../helpers/factories.js';
 import { useTestServer } from '../helpers/server.js';
-import { countDispatched, expectSameAnswers, type Sent } from '../helpers/side-by-side.js';
+import { countDispatched, expectSameAnswers, expectSamePaths, type Sent } from '../helpers/side-by-side.js';
 import { claimsOf, forgeToken } from '../helpers/tokens.js';
 
 // GET /api/v1/users/me is answered past Express's router (withLeanGet in src/graphql/fast-path.ts).
@@ -36,12 +36,7 @@ describe('GET /api/v1/users/me without the router answers as with it', () => {
       { headers: bearer(forgeToken(subject, { secret: 'another-secret-that-is-at-least-32-characters' })) },
       { headers: bearer(ended.accessToken) },
     ];
-    for (const request of leanCases) {
-      const before = dispatched.get(lean)!;
-      const seen = await expectSame(request);
-      expect(seen.requestId).toBe(true);
-      expect(dispatched.get(lean)).toBe(before);
-    }
+    await expectSamePaths({ lean, plain, dispatched }, leanCases, { path: '/api/v1/users/me', method: 'GET' }, false);
     const first = await expectSame(leanCases[0]!);
     expect({ status: first.status, id: JSON.parse(first.body).id, cache: first.headers['cache-control'] }).toEqual({ status: 200, id: me.userId, cache: 'no-store' });
     expect(JSON.parse((await expectSame(leanCases[4]!)).body).code).toBe('UNAUTHENTICATED');
@@ -56,11 +51,7 @@ describe('GET /api/v1/users/me without the router answers as with it', () => {
       { method: 'PATCH', headers: bearer(me.accessToken, { 'content-type': 'application/json' }), body: JSON.stringify({ nickname: 'Lean Route' }) },
       { path: '/api/v1/users/me/sessions', headers: bearer(me.accessToken) },
     ];
-    for (const request of expressCases) {
-      const before = dispatched.get(lean)!;
-      await expectSame(request);
-      expect({ path: request.path, method: request.method, dispatched: dispatched.get(lean)! - before }).toEqual({ path: request.path, method: request.method, dispatched: 1 });
-    }
+    await expectSamePaths({ lean, plain, dispatched }, expressCases, { path: '/api/v1/users/me', method: 'GET' }, true);
     expect(dispatched.get(plain)).toBe(leanCases.length + 2 + expressCases.length);
   });
 });
