@@ -165,7 +165,19 @@ export async function createApp({ config, services, logger, ready, metrics, fast
   const restJson = sequence(privateJson, storableInput);
   // The busiest mounts first; each is one path match for the requests it does not serve.
   const beforeBody = sequence(noStore, servedMethodsOnly);
-  const graphqlContext = async (req: express.Request, res: Response) => new GraphQLContext(services, res.locals.requestId as string, req, res.locals.principal as Principal | undefined);
+  const graphqlContext = async (req: express.Request, res: Response) =>
+    new GraphQLContext(services, res.locals.requestId as string, req, (res.locals.principal ?? res.locals.authenticating) as Principal | Promise<Principal> | undefined);
+  // On the lean path, a request with a token has its session checked as soon as its headers passed
+  // the front handlers: the round trip to the database goes on while the body is read, parsed and
+  // its operation looked up, and the resolvers that ask for the caller get this answer. A request
+  // that asks for no caller (sign-in, a refused document) costs a check it did not need.
+  const authenticateEarly = (req: express.Request, res: Response) => {
+    const authorization = req.headers.authorization;
+    if (authorization === undefined) return;
+    const authenticating = services.authenticator.authenticate(authorization);
+    authenticating.catch(() => undefined); // a refusal is the resolvers' to report, if one asks
+    res.locals.authenticating = authenticating;
+  };
   const afterBody = sequence(
     // First, a query Apollo answered before: it passed the token limit, the upload guard (it is JSON)
     // and the trusted documents then, by its text, which is the same now.
@@ -241,7 +253,7 @@ export async function createApp({ config, services, logger, ready, metrics, fast
           app,
           front,
           { path: '/api/v1/users/me', baseUrl: '/api/v1/users', routePath: '/me', ...routeOf(account, 'get', '/me'), mount: restJson, onError },
-          withGraphqlFastPath(app, { front, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }),
+          withGraphqlFastPath(app, { front, early: authenticateEarly, beforeBody, afterBody, onError: onGraphqlError, limitBytes: JSON_BODY_LIMIT_BYTES }),
         )
       : app;
   const sockets = liveSockets({

@@ -24,8 +24,11 @@ export class GraphQLContext {
     readonly requestId: string,
     /** The HTTP request; none for an operation on a WebSocket (see live-socket.ts). */
     private readonly req: Request | undefined,
-    /** Already authenticated before the body was read (file uploads, see guardedUploads), or when the socket connected. */
-    private readonly authenticated: Principal | undefined,
+    /**
+     * Already authenticated before the body was read (file uploads, see guardedUploads), or when the
+     * socket connected; or being authenticated since the request's headers came (the lean path).
+     */
+    private readonly authenticated: Principal | Promise<Principal> | undefined,
     /** The socket a subscription came on. */
     readonly live?: LiveConnection,
   ) {}
