@@ -4,10 +4,9 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Metrics } from '../shared/metrics/metrics.js';
 import type { GraphQLContext } from './context.js';
+import { PLAIN_JSON } from './fast-path.js';
 import { rootField } from './metrics-plugin.js';
 
-/** The content types of a request that may be answered past Apollo: JSON in UTF-8, as the lean path takes. */
-const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 /** Queries remembered at most: a client sending ever new documents fills it, and then none is added. */
 const MAX_KNOWN = 500;
 /** Longer query texts are not remembered (a first screen is well under 1 KiB). */
@@ -41,8 +40,8 @@ interface Learnable {
  * schema's own (no `_entities`, `_service` or introspection, whose answers depend on more than the
  * text), for the same Accept header. Everything Apollo checks of such a document (its validity, the
  * depth, alias, cost and literal limits, the arguments' checks) depends on its text alone, so the next
- * request with the same text, operation name and Accept is executed at once by graphql-js, on the
- * same schema and with the same context as Apollo gives it. When that execution has any error, its
+ * request with the same text, operation name and Accept is executed at once, compiled by graphql-jit
+ * for the same schema, with the same context as Apollo gives it. When that execution has any error, its
  * result is dropped and Apollo answers the request, as every other (a read run twice, so that errors
  * are formatted, translated and logged in one place). The answer is Apollo's, byte for byte
  * (test/graphql/fast-path.test.ts compares them); graphql_operations_total counts it as Apollo's
@@ -82,12 +81,13 @@ export class KnownQueries {
     if (!learnable || (status !== undefined && status !== 200) || this.size >= MAX_KNOWN) return;
     const key = keyOf(req);
     if (key === undefined) return;
-    let variants = this.known.get(key.query);
-    if (!variants) this.known.set(key.query, (variants = new Map()));
-    if (variants.has(key.variant)) return;
+    const variants = this.known.get(key.query);
+    if (variants?.has(key.variant)) return;
     const compiled = compileQuery(this.schema, learnable.document, learnable.operationName);
     if (!isCompiledQuery(compiled)) return;
-    variants.set(key.variant, { run: (context) => compiled.query(undefined, context, {}), label: learnable.label, headers: [...headers] });
+    const known: Known = { run: (context) => compiled.query(undefined, context, {}), label: learnable.label, headers: [...headers] };
+    if (variants) variants.set(key.variant, known);
+    else this.known.set(key.query, new Map([[key.variant, known]]));
     this.size++;
   }
 

@@ -72,6 +72,10 @@ export class SessionRepository {
     const s = db.names(Session);
     const r = db.names(RefreshToken);
     const u = userViewSource(db, 'u');
+    const liveCheck = `select ${u.columns}, s.${s.id} as "sessionId", s.${s.user} as "sessionUserId",
+                              s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
+                         from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
+                        where s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active} and`;
     this.sql = {
       // Every sign-in runs it: the session and its first refresh token in one prepared statement,
       // both expiring on the database's clock (the one rotations extend by).
@@ -112,14 +116,8 @@ export class SessionRepository {
       // lookups whatever its statistics say; for all the sessions asked about at about the same
       // moment, by an array (see liveUser). The array form's generic plan assumes ten keys and, on
       // tables of a few hundred rows, scans them: for one key it took 120 us more a request.
-      liveUser: `select ${u.columns}, s.${s.id} as "sessionId", s.${s.user} as "sessionUserId",
-                        s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
-                   from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
-                  where s.${s.id} = $1 and s.${s.user} = $2 and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}`,
-      liveUsers: `select ${u.columns}, s.${s.id} as "sessionId", s.${s.user} as "sessionUserId",
-                        s.${s.lastUsedAt} < now() - interval '60 seconds' as stale
-                   from ${s.table} s join ${u.from} on ${u.id} = s.${s.user}
-                  where s.${s.id} = any($1::uuid[]) and s.${s.revokedAt} is null and s.${s.expiresAt} > now() and ${u.active}`,
+      liveUser: `${liveCheck} s.${s.id} = $1 and s.${s.user} = $2`,
+      liveUsers: `${liveCheck} s.${s.id} = any($1::uuid[])`,
       // Prepared, as it follows the per-request check.
       touch: `update ${s.table} set ${s.lastUsedAt} = now() where ${s.id} = $1`,
       // Conditional on the session being live and its account not blocked (as the per-request check
@@ -134,8 +132,6 @@ export class SessionRepository {
       // The session's unused refresh tokens, used as a rotation uses one: presented again they are a
       // refresh within the grace window, or a reuse after it.
       retireTokens: `update ${r.table} set ${r.usedAt} = now() where ${r.session} = $1 and ${r.usedAt} is null`,
-      // Prepared reads of a signed-in user's first screen (its sessions, their count): MikroORM's
-      // find and count cost several times the CPU of the statement for these rows.
       // Prepared reads of a signed-in user's first screen (its sessions, their count): MikroORM's
       // find and count cost several times the CPU of the statement for these rows.
       listLive: `select ${s.id} as id, ${s.createdAt} as "createdAt", ${s.lastUsedAt} as "lastUsedAt", ${s.userAgent} as "userAgent", ${s.ip} as ip
